@@ -1,0 +1,92 @@
+/**
+ * One virtual Android device: the composition of its filesystem, clock, logs, network, shell
+ * and system services. adbd (adbd/) serves it over TCP; nothing outside src/virtual-device
+ * (but the CLI wiring) may touch it (DESIGN.md §1).
+ */
+import type { CommandRegistry, DeviceModel, LogSink, ShellIo } from './types.js';
+import { VirtualClock } from './clock.js';
+import { VirtualFs } from './fs/virtual-fs.js';
+import { LogBuffers } from './logcat/log-buffers.js';
+import { VirtualNetwork } from './net/device-network.js';
+import { Shell } from './shell/shell.js';
+import { CommandTable } from './shell/command-table.js';
+import { registerToyboxCommands } from './shell/commands/index.js';
+import { apiProfile, type ApiLevel } from './profiles.js';
+import { installAndroidModel } from './android/index.js';
+
+export interface VirtualDeviceOptions {
+  /** API level profile: 30, 33 or 34 (default 34). */
+  apiLevel?: ApiLevel;
+  /** `adb root` refused as on a production (user) build. */
+  noRoot?: boolean;
+  /** No sqlite3 binary on the device, as on user builds. */
+  noSqlite3?: boolean;
+  /** Bug switches of the reference app (DESIGN.md §6). */
+  bugs?: readonly string[];
+  /** A label used in ro.serialno and logs. */
+  serialHint?: string;
+  /** Parent directory of the device's temp directory (default: os.tmpdir()). */
+  tmpDir?: string;
+}
+
+export class VirtualDevice implements DeviceModel {
+  readonly serialHint: string;
+  readonly apiLevel: ApiLevel;
+  readonly props: Map<string, string>;
+  readonly clock: VirtualClock;
+  readonly logs: LogBuffers;
+  readonly network: VirtualNetwork;
+  readonly commands: CommandRegistry;
+  readonly shell: Shell;
+  readonly fs: VirtualFs;
+  readonly options: Readonly<VirtualDeviceOptions>;
+  adbdIsRoot = false;
+  /** Extension points filled by the Android model (android/) once installed. */
+  readonly extensions = new Map<string, unknown>();
+  private readonly disposers: (() => Promise<void> | void)[] = [];
+
+  private constructor(fs: VirtualFs, options: VirtualDeviceOptions) {
+    this.options = options;
+    this.apiLevel = options.apiLevel ?? 34;
+    this.serialHint = options.serialHint ?? 'virtual';
+    this.props = new Map(Object.entries(apiProfile(this.apiLevel, { serial: this.serialHint, noRoot: options.noRoot === true })));
+    this.fs = fs;
+    this.clock = new VirtualClock();
+    this.logs = new LogBuffers(this.clock);
+    this.network = new VirtualNetwork();
+    const table = new CommandTable();
+    this.commands = table;
+    registerToyboxCommands(table);
+    this.shell = new Shell(this);
+  }
+
+  static async create(options: VirtualDeviceOptions = {}): Promise<VirtualDevice> {
+    const fs = await VirtualFs.create(options.tmpDir === undefined ? {} : { tmpDir: options.tmpDir });
+    const device = new VirtualDevice(fs, options);
+    device.onDispose(() => fs.dispose());
+    await installAndroidModel(device);
+    return device;
+  }
+
+  get logSink(): LogSink {
+    return this.logs;
+  }
+
+  hostPath(androidPath: string): string {
+    return this.fs.hostPath(androidPath);
+  }
+
+  /** Runs one shell command line as `uid` (default: shell, or root after `adb root`). */
+  runShell(line: string, io: ShellIo, options: { uid?: number } = {}): Promise<number> {
+    return this.shell.run(line, io, options.uid === undefined ? {} : { uid: options.uid });
+  }
+
+  onDispose(fn: () => Promise<void> | void): void {
+    this.disposers.push(fn);
+  }
+
+  async dispose(): Promise<void> {
+    for (const fn of this.disposers.reverse()) await fn();
+    this.disposers.length = 0;
+  }
+}
