@@ -23,8 +23,16 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * Marks every DedupVerifyError. `instanceof` is not enough: when this module is loaded twice
+ * (once through a CommonJS and once through an ESM loader, as test runners can do), each copy
+ * has its own classes. The registered symbol is the same in both.
+ */
+const BRAND = Symbol.for('dedup-verify.error');
+
 export class DedupVerifyError extends Error {
   readonly code: ErrorCode;
+  readonly [BRAND] = true;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'DedupVerifyError';
@@ -79,12 +87,17 @@ export class TimeoutError extends DedupVerifyError {
 }
 
 export function isDedupVerifyError(e: unknown): e is DedupVerifyError {
-  return e instanceof DedupVerifyError;
+  return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** True for a DedupVerifyError with this code (works across module copies, see BRAND). */
+export function hasErrorCode(e: unknown, code: ErrorCode): e is DedupVerifyError {
+  return isDedupVerifyError(e) && e.code === code;
 }
 
 /** The one-line text shown to a user for any thrown value. */
 export function describeError(e: unknown): string {
-  if (e instanceof DedupVerifyError) return e.message;
+  if (isDedupVerifyError(e)) return e.message;
   if (e instanceof Error) return `${e.name}: ${e.message}`;
   return String(e);
 }

@@ -3,8 +3,32 @@
  * preinstalled apps on a virtual device.
  */
 import type { VirtualDevice } from '../device.js';
+import { feedNotifierApp } from '../apps/feed-notifier/feed-notifier-app.js';
+import { ANDROID_SYSTEM_EXTENSION, AndroidSystem } from './android-system.js';
+import { amCommand } from './commands/am.js';
+import { cmdCommand } from './commands/cmd.js';
+import { dumpsysCommand } from './commands/dumpsys.js';
+import { inputCommand } from './commands/input.js';
+import { pmCommand } from './commands/pm.js';
+import { runAsCommand } from './commands/run-as.js';
+import { settingsCommand } from './commands/settings.js';
+import { sqlite3Command } from './commands/sqlite3.js';
 
-export async function installAndroidModel(_device: VirtualDevice): Promise<void> {
-  // Filled in by the Android model: packages, activity manager, job scheduler, notifications,
-  // settings, alarm, run-as, sqlite3, dumpsys, and the reference app.
+export { AndroidSystem, getAndroidSystem } from './android-system.js';
+
+export async function installAndroidModel(device: VirtualDevice): Promise<void> {
+  const system = new AndroidSystem(device);
+  device.extensions.set(ANDROID_SYSTEM_EXTENSION, system);
+  const commands = device.commands;
+  commands.register('am', amCommand(system));
+  commands.register('pm', pmCommand(system));
+  commands.register('cmd', cmdCommand(system));
+  commands.register('dumpsys', dumpsysCommand(system));
+  commands.register('settings', settingsCommand(system));
+  commands.register('run-as', runAsCommand(system));
+  commands.register('input', inputCommand(system));
+  // sqlite3 is in PRODUCT_PACKAGES_DEBUG (userdebug/eng builds only): a `--no-sqlite3` device has
+  // none, and the shell reports `sqlite3: inaccessible or not found` for it.
+  if (device.options.noSqlite3 !== true) commands.register('sqlite3', sqlite3Command(system));
+  await system.install(feedNotifierApp);
 }

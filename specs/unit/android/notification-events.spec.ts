@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import { formatLogcatSince, parseLogLine } from '../../../src/android/parsers/logcat.js';
+import { notificationKey, parseNotificationCanceled, parseNotificationEnqueue } from '../../../src/android/parsers/notification-events.js';
+import { loadFixture } from './fixtures.js';
+
+const A14_NOTIFICATION =
+  'Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE)';
+
+function lines(path: string): string[] {
+  return loadFixture(path).body.split('\n').filter((l) => l !== '');
+}
+
+describe('logcat line parsing', () => {
+  it('reads a -v epoch line (19-wide seconds, ms, pid, tid, priority, tag)', () => {
+    const [, first] = lines('34/logcat-events-notifications.txt');
+    expect(parseLogLine(first ?? '')).to.deep.equal({
+      timeMs: 1717000001120,
+      timeText: '1717000001.120',
+      pid: 1511,
+      tid: 1534,
+      priority: 'I',
+      tag: 'notification_enqueue',
+      message: `[10190,4321,com.example.feednotifier,1799160335,NULL,0,${A14_NOTIFICATION},0]`,
+    });
+  });
+
+  it('reads a captured threadtime line (no epoch time)', () => {
+    const [canceled] = lines('unknown/logcat-events-datalogic.txt');
+    expect(parseLogLine(canceled ?? '')).to.deep.equal({
+      timeMs: null,
+      timeText: '08-10 11:20:03.810',
+      pid: 1508,
+      tid: 1508,
+      priority: 'I',
+      tag: 'notification_canceled',
+      message: '[0|com.datalogic.systemupdate|1337|null|1000,8,579,579,0,-1,-1,NULL]',
+    });
+  });
+
+  it('reads a padded tag and ignores dividers', () => {
+    expect(parseLogLine('         1717000000.005  100  101 W Tag     : msg: with colon')).to.include({ tag: 'Tag', message: 'msg: with colon' });
+    expect(parseLogLine('--------- beginning of events')).to.equal(null);
+  });
+
+  it('formats the -T argument as sssss.mmm', () => {
+    expect(formatLogcatSince(1717000000005)).to.equal('1717000000.005');
+    expect(formatLogcatSince(1717000000120)).to.equal('1717000000.120');
+  });
+});
+
+describe('notification_enqueue', () => {
+  it('reads every event of the API 34 sample', () => {
+    const events = lines('34/logcat-events-notifications.txt')
+      .map(parseLogLine)
+      .filter((l) => l?.tag === 'notification_enqueue')
+      .map((l) => parseNotificationEnqueue(l?.message ?? ''));
+    expect(events).to.deep.equal([
+      {
+        uid: 10190, pid: 4321, pkg: 'com.example.feednotifier', id: 1799160335, tag: null, userId: 0, status: 'post',
+        channel: 'feed_items', appProvided: null, notification: A14_NOTIFICATION,
+      },
+      {
+        uid: 10190, pid: 4321, pkg: 'com.example.feednotifier', id: 1799160336, tag: null, userId: 0, status: 'post',
+        channel: 'feed_items', appProvided: null,
+        notification: 'Notification(channel=feed_items shortcut=null contentView=null vibrate=[0,250,250] sound=null defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE)',
+      },
+      {
+        uid: 10050, pid: 2001, pkg: 'com.android.systemui', id: 7, tag: null, userId: 0, status: 'post', channel: 'ALR', appProvided: null,
+        notification: 'Notification(channel=ALR shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x2 color=0x00000000 vis=PRIVATE)',
+      },
+      {
+        uid: 10190, pid: 4388, pkg: 'com.example.feednotifier', id: 1799160335, tag: null, userId: 0, status: 'update',
+        channel: 'feed_items', appProvided: null, notification: A14_NOTIFICATION,
+      },
+      {
+        uid: 10190, pid: 4388, pkg: 'com.example.feednotifier', id: 12, tag: 'https://feed.example.com/a,b?x=1,2', userId: 0, status: 'post',
+        channel: 'feed_items', appProvided: null,
+        notification:
+          'Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x10 color=0x00000000 groupKey=g1 vis=PRIVATE publicVersion=Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x0 color=0x00000000 vis=PRIVATE))',
+      },
+    ]);
+  });
+
+  it('reads the A15 form with app_provided after the status', () => {
+    const [post, update] = lines('35/logcat-events-notifications.txt').map((l) => parseNotificationEnqueue(parseLogLine(l)?.message ?? ''));
+    expect(post).to.include({ status: 'post', appProvided: true, id: 1799160335, channel: 'feed_items' });
+    expect(update).to.include({ status: 'update', appProvided: true });
+  });
+
+  it('reads captured lines from two devices', () => {
+    const [, datalogic] = lines('unknown/logcat-events-datalogic.txt');
+    expect(parseNotificationEnqueue(parseLogLine(datalogic ?? '')?.message ?? '')).to.deep.equal({
+      uid: 1000, pid: 7214, pkg: 'com.datalogic.systemupdate', id: 1337, tag: null, userId: 0, status: 'post', channel: 'myChannel', appProvided: null,
+      notification: 'Notification(channel=myChannel shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x18 color=0x00000000 vis=PRIVATE)',
+    });
+    const [mms] = lines('unknown/logcat-events-mms.txt');
+    expect(parseNotificationEnqueue(parseLogLine(mms ?? '')?.message ?? '')).to.include({ uid: 10021, pkg: 'com.android.mms', id: 114, tag: null, status: 'post', channel: 'Mms' });
+  });
+
+  it('rejects messages that are not an enqueue list', () => {
+    expect(parseNotificationEnqueue('[1,2,3]')).to.equal(null);
+    expect(parseNotificationEnqueue('no list')).to.equal(null);
+    expect(parseNotificationEnqueue(`[10190,1,pkg,5,NULL,0,${A14_NOTIFICATION},7]`)).to.equal(null);
+  });
+
+  it('builds the StatusBarNotification key', () => {
+    expect(notificationKey({ userId: 0, pkg: 'com.example.feednotifier', id: -5, tag: null, uid: 10190 })).to.equal('0|com.example.feednotifier|-5|null|10190');
+    expect(notificationKey({ userId: 0, pkg: 'p', id: 1, tag: 'a|b', uid: 10190 })).to.equal('0|p|1|a|b|10190');
+  });
+});
+
+describe('notification_canceled', () => {
+  it('reads the captured line', () => {
+    const [canceled] = lines('unknown/logcat-events-datalogic.txt');
+    expect(parseNotificationCanceled(parseLogLine(canceled ?? '')?.message ?? '')).to.deep.equal({
+      key: '0|com.datalogic.systemupdate|1337|null|1000',
+      userId: 0,
+      pkg: 'com.datalogic.systemupdate',
+      id: 1337,
+      tag: null,
+      uid: 1000,
+      reason: 8,
+      rest: ['579', '579', '0', '-1', '-1', 'NULL'],
+    });
+  });
+
+  it('keeps a tag containing commas and bars', () => {
+    expect(parseNotificationCanceled('[0|p.q|-3|a,b|c|10190,5,1,1,0,1,2,NULL]')).to.include({ key: '0|p.q|-3|a,b|c|10190', tag: 'a,b|c', id: -3, reason: 5 });
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * Tiny builders for history events (Jepsen/Elle style): each case reads as the history it is.
+ * Times are epoch ms on the device clock; T is a readable origin.
+ */
+import type {
+  ConfigEvent, FetchedEvent, ForgottenEvent, HistoryEvent, NotifiedEvent, PublishedEvent,
+  RunFinishedEvent, RunOutcome, RunStartedEvent, ShedEvent, StoredEvent,
+} from '../../../src/history/events.js';
+
+export const MIN = 60_000;
+export const H = 3_600_000;
+export const WINDOW = 48 * H;
+/** 2024-06-01T12:00:00.000Z */
+export const T = Date.UTC(2024, 5, 1, 12);
+
+export const A = 'https://feed.example/a';
+export const B = 'https://feed.example/b';
+export const C = 'https://feed.example/c';
+export const D = 'https://feed.example/d';
+
+export const config = (windowMs = WINDOW, allowedDuplicates?: number): ConfigEvent =>
+  ({ type: 'config', windowMs, ...(allowedDuplicates !== undefined ? { allowedDuplicates } : {}) });
+export const published = (t: number, item: string, publishedAt: number, title = item.slice(item.lastIndexOf('/') + 1).toUpperCase()): PublishedEvent =>
+  ({ type: 'published', t, item, publishedAt, title });
+export const runStarted = (t: number, run: number, deviceTime = t): RunStartedEvent => ({ type: 'run-started', t, run, deviceTime });
+export const fetched = (t: number, run: number, items: string[], status = 200): FetchedEvent => ({ type: 'fetched', t, run, items, status });
+export const notified = (t: number, run: number, item: string): NotifiedEvent => ({ type: 'notified', t, run, item, status: 'post' });
+export const updated = (t: number, run: number, item: string): NotifiedEvent => ({ type: 'notified', t, run, item, status: 'update' });
+export const stored = (t: number, run: number, item: string): StoredEvent => ({ type: 'stored', t, run, item });
+export const runFinished = (t: number, run: number, outcome: RunOutcome = 'success'): RunFinishedEvent => ({ type: 'run-finished', t, run, outcome });
+export const forgotten = (t: number, items: 'all' | string[] = 'all'): ForgottenEvent => ({ type: 'forgotten', t, items });
+export const shed = (t: number, item: string, run?: number): ShedEvent => ({ type: 'shed', t, item, ...(run !== undefined ? { run } : {}) });
+
+/**
+ * A run that fetches `feed` and, in this order, notifies then stores each of `posts`
+ * (notify-then-record, as the reference app does), then finishes with `outcome`.
+ */
+export function run(n: number, t: number, feed: string[], posts: string[], outcome: RunOutcome = 'success'): HistoryEvent[] {
+  return [
+    runStarted(t, n),
+    fetched(t + 1, n, feed),
+    ...posts.flatMap((item, i) => [notified(t + 2 + 2 * i, n, item), stored(t + 3 + 2 * i, n, item)]),
+    runFinished(t + 2 + 2 * posts.length, n, outcome),
+  ];
+}
+
+export const ZERO = {
+  lostCount: 0, duplicatedCount: 0, unexpectedCount: 0, outOfOrderCount: 0,
+  notifiedCount: 0, recoveredCount: 0, shedCount: 0, eligibleCount: 0,
+} as const;
+
+/** Zero counts overridden by `c`. */
+export const counts = (c: Partial<Record<keyof typeof ZERO, number>>) => ({ ...ZERO, ...c });

@@ -1,0 +1,62 @@
+/**
+ * ActivityManager through the shell: `am start -n`, `am force-stop`, `am kill`, `am broadcast`.
+ *
+ * - `am force-stop PKG` prints nothing and exits 0; it also cancels all the app's jobs
+ *   (JobSchedulerService on ACTION_PACKAGE_RESTARTED: "app force stopped") and its
+ *   notifications (NMS, REASON_PACKAGE_CHANGED) — android-facts.md §6.
+ * - `am kill PKG` kills background processes only; jobs stay (android-facts.md §6).
+ */
+import { DeviceCommandError } from '../errors.js';
+import type { AndroidDevice } from '../device/android-device.js';
+import { buildShellCommand } from '../device/shell-quote.js';
+import { assertComponentName, assertPackageName } from './names.js';
+import { parseBroadcastResult, parseStartActivity, type BroadcastResult } from './parsers/activity-manager.js';
+
+/** `am start -n COMPONENT` (with `-W`, waits until the launch completes). */
+export async function startActivity(device: AndroidDevice, component: string, options: { wait?: boolean } = {}): Promise<void> {
+  const argv = ['am', 'start', ...(options.wait === true ? ['-W'] : []), '-n', assertComponentName(component)];
+  const result = await device.shell(argv);
+  const parsed = parseStartActivity(result.stdout.toString('utf8'), result.stderr);
+  if (parsed.kind === 'error' || result.exitCode !== 0) {
+    const message = parsed.kind === 'error' ? parsed.message : `exit ${result.exitCode}`;
+    throw new DeviceCommandError(`Could not start ${component} on ${device.serial}: ${message}`, {
+      command: buildShellCommand(argv),
+      exitCode: result.exitCode,
+      stderr: result.stderr,
+    });
+  }
+}
+
+export async function forceStop(device: AndroidDevice, pkg: string): Promise<void> {
+  await device.shellText(['am', 'force-stop', assertPackageName(pkg)]);
+}
+
+export async function killApp(device: AndroidDevice, pkg: string): Promise<void> {
+  await device.shellText(['am', 'kill', assertPackageName(pkg)]);
+}
+
+export interface BroadcastOptions {
+  readonly action: string;
+  /** Limits delivery to this package (`-p`). */
+  readonly pkg?: string;
+  /** Delivers to stopped packages too (needed after a force-stop). */
+  readonly includeStoppedPackages?: boolean;
+  /** String extras (`--es key value`). */
+  readonly stringExtras?: Readonly<Record<string, string>>;
+}
+
+export async function sendBroadcast(device: AndroidDevice, options: BroadcastOptions): Promise<BroadcastResult> {
+  const argv = ['am', 'broadcast', '-a', options.action];
+  if (options.pkg !== undefined) argv.push('-p', assertPackageName(options.pkg));
+  if (options.includeStoppedPackages === true) argv.push('--include-stopped-packages');
+  for (const [key, value] of Object.entries(options.stringExtras ?? {})) argv.push('--es', key, value);
+  const stdout = await device.shellText(argv);
+  const result = parseBroadcastResult(stdout);
+  if (result === null) {
+    throw new DeviceCommandError(`\`am broadcast -a ${options.action}\` on ${device.serial} printed no result line.`, {
+      command: buildShellCommand(argv),
+      stderr: stdout.slice(0, 500),
+    });
+  }
+  return result;
+}

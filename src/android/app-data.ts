@@ -1,0 +1,326 @@
+/**
+ * An app's private files through `run-as` (DESIGN.md §4, §8; android-facts.md §6).
+ *
+ * Reading: `run-as PKG cat PATH` over the shell (binary-safe: shell v2 raw mode, or the legacy
+ * marker mode, never a PTY). A SQLite database in WAL mode keeps committed pages in `-wal`
+ * until a checkpoint ("Readers read data from both the original database file and the
+ * '<database>-wal' file", sqlite.org wal docs), so a database is always copied with its `-wal`
+ * and `-shm` into one host directory and opened there; a missing `-wal` is fine.
+ *
+ * Deleting rows is done on a copy (DESIGN.md §8): force-stop the app (writing under a running
+ * app bypasses Room's invalidation tracker), back up the three files on the host, delete in a
+ * host copy and checkpoint it into the main file, write the main file back, remove the stale
+ * `-wal`/`-shm`/`-journal` (SQLite would replay an old WAL onto the new file), and read it back
+ * to verify. The backup restores the database exactly.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
+import type { AndroidDevice } from '../device/android-device.js';
+import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
+import { forceStop } from './activity.js';
+import { assertAppRelativePath, assertPackageName, quoteSqlIdentifier } from './names.js';
+import { classifyRunAsError, isNoSuchFile, type RunAsFailure } from './parsers/run-as.js';
+import { parseSharedPrefs, type PrefValue } from './parsers/shared-prefs.js';
+
+export type RunAsCheck = { readonly ok: true; readonly uid: number } | { readonly ok: false; readonly reason: RunAsFailure | 'other'; readonly message: string };
+
+/** Whether `run-as PKG` works (the app is installed and debuggable); never throws for a refusal. */
+export async function checkRunAs(device: AndroidDevice, pkg: string): Promise<RunAsCheck> {
+  const result = await device.shell(['run-as', assertPackageName(pkg), 'id', '-u']);
+  const uid = result.stdout.toString('utf8').trim();
+  if (result.exitCode === 0 && /^\d+$/.test(uid)) return { ok: true, uid: Number(uid) };
+  return { ok: false, reason: classifyRunAsError(result.stderr) ?? 'other', message: (result.stderr || result.stdout.toString('utf8')).trim() };
+}
+
+export async function hasRunAs(device: AndroidDevice, pkg: string): Promise<boolean> {
+  return (await checkRunAs(device, pkg)).ok;
+}
+
+/** Throws DV_NOT_DEBUGGABLE (with the fix) when run-as refuses the package. */
+export async function assertRunAs(device: AndroidDevice, pkg: string): Promise<void> {
+  const check = await checkRunAs(device, pkg);
+  if (check.ok) return;
+  if (check.reason === 'not-debuggable') {
+    throw new DedupVerifyError(
+      ErrorCode.NotDebuggable,
+      `run-as refused ${pkg} on ${device.serial}: "${check.message}". Install a debuggable build (android:debuggable="true", e.g. the debug variant) and run again.`,
+    );
+  }
+  throw new DeviceCommandError(`run-as ${pkg} failed on ${device.serial}: ${check.message || check.reason}`, {
+    command: `run-as ${pkg} id -u`,
+    stderr: check.message,
+  });
+}
+
+/** A file under the app's data directory; null when it does not exist. */
+export async function readAppFile(device: AndroidDevice, pkg: string, relativePath: string): Promise<Buffer | null> {
+  const argv = ['run-as', assertPackageName(pkg), 'cat', assertAppRelativePath(relativePath)];
+  const result = await device.shell(argv, { timeoutMs: 120_000 });
+  if (result.exitCode === 0) return result.stdout;
+  const refusal = classifyRunAsError(result.stderr);
+  if (refusal === 'not-debuggable') await assertRunAs(device, pkg);
+  if (refusal === null && isNoSuchFile(result.stderr)) return null;
+  throw new DeviceCommandError(`Could not read ${relativePath} of ${pkg} on ${device.serial}: ${result.stderr.trim() || `exit ${result.exitCode}`}`, {
+    command: buildShellCommand(argv),
+    exitCode: result.exitCode,
+    stderr: result.stderr,
+  });
+}
+
+/**
+ * Writes `data` to a file under the app's data directory, atomically (temp file + mv), and
+ * verifies it by reading it back. First through stdin (`run-as PKG sh -c 'cat > TMP && mv …'`);
+ * if that is refused, through a pushed copy in /data/local/tmp and `run-as PKG cp`.
+ * `alsoRemove` lists files deleted in the same step (stale -wal/-shm).
+ */
+export async function writeAppFile(
+  device: AndroidDevice,
+  pkg: string,
+  relativePath: string,
+  data: Buffer,
+  alsoRemove: readonly string[] = [],
+): Promise<void> {
+  assertPackageName(pkg);
+  const target = assertAppRelativePath(relativePath);
+  const temp = `${target}.dv-${randomBytes(6).toString('hex')}`;
+  const removal = alsoRemove.map((p) => quoteShellArg(assertAppRelativePath(p))).join(' ');
+  const finish = `mv -f ${quoteShellArg(temp)} ${quoteShellArg(target)}${removal ? ` && rm -f ${removal}` : ''}`;
+  const viaStdin = await device.shell(['run-as', pkg, 'sh', '-c', `cat > ${quoteShellArg(temp)} && ${finish}`], { stdin: data, timeoutMs: 120_000 });
+  if (viaStdin.exitCode !== 0) {
+    const staged = `/data/local/tmp/dv-${randomBytes(8).toString('hex')}`;
+    await device.push(data, staged, 0o644);
+    try {
+      const viaCopy = await device.shell(['run-as', pkg, 'sh', '-c', `cp ${quoteShellArg(staged)} ${quoteShellArg(temp)} && ${finish}`], { timeoutMs: 120_000 });
+      if (viaCopy.exitCode !== 0) {
+        await device.shell(['run-as', pkg, 'rm', '-f', temp]);
+        throw new DeviceCommandError(
+          `Could not write ${relativePath} of ${pkg} on ${device.serial}: through stdin "${viaStdin.stderr.trim()}", through ${staged} "${viaCopy.stderr.trim()}".`,
+          { command: `run-as ${pkg} cp ${staged} ${temp}`, exitCode: viaCopy.exitCode, stderr: viaCopy.stderr },
+        );
+      }
+    } finally {
+      await device.shell(['rm', '-f', staged]);
+    }
+  }
+  const back = await readAppFile(device, pkg, target);
+  if (back === null || sha256(back) !== sha256(data)) {
+    throw new DedupVerifyError(
+      ErrorCode.DeviceCommand,
+      `Wrote ${relativePath} of ${pkg} on ${device.serial} but reading it back gave ${back === null ? 'no file' : `${back.length} different bytes`}; the backup is kept.`,
+    );
+  }
+}
+
+/** Removes files under the app's data directory (missing ones are fine). */
+export async function removeAppFiles(device: AndroidDevice, pkg: string, relativePaths: readonly string[]): Promise<void> {
+  if (relativePaths.length === 0) return;
+  await device.shellText(['run-as', assertPackageName(pkg), 'rm', '-f', ...relativePaths.map(assertAppRelativePath)]);
+}
+
+/** `feed.db` → `databases/feed.db`; a path with a directory is kept. */
+export function databasePath(db: string): string {
+  return assertAppRelativePath(db.includes('/') ? db : `databases/${db}`);
+}
+
+export const SQLITE_SIDE_FILES = ['-wal', '-shm'] as const;
+
+export interface PulledDatabase {
+  /** Host directory holding the copies. */
+  readonly dir: string;
+  /** Host path of the main file (open this one). */
+  readonly dbPath: string;
+  readonly hasWal: boolean;
+  readonly hasShm: boolean;
+  /** Deletes the host copies. */
+  cleanup(): Promise<void>;
+}
+
+/** Copies a database with its -wal and -shm into a fresh host directory. */
+export async function pullDatabase(
+  device: AndroidDevice,
+  request: { readonly pkg: string; readonly db: string; readonly hostDir?: string },
+): Promise<PulledDatabase> {
+  const relative = databasePath(request.db);
+  const main = await readAppFile(device, request.pkg, relative);
+  if (main === null) {
+    throw new DeviceCommandError(`${request.pkg} has no database ${relative} on ${device.serial} (has the app run yet?).`, {
+      command: `run-as ${request.pkg} cat ${relative}`,
+      stderr: 'No such file or directory',
+    });
+  }
+  const wal = await readAppFile(device, request.pkg, `${relative}-wal`);
+  const shm = await readAppFile(device, request.pkg, `${relative}-shm`);
+  const dir = request.hostDir ?? (await mkdtemp(join(tmpdir(), 'dv-db-')));
+  await mkdir(dir, { recursive: true });
+  const name = relative.split('/').pop() ?? 'db';
+  const dbPath = join(dir, name);
+  await writeFile(dbPath, main);
+  if (wal !== null) await writeFile(`${dbPath}-wal`, wal);
+  if (shm !== null) await writeFile(`${dbPath}-shm`, shm);
+  return { dir, dbPath, hasWal: wal !== null, hasShm: shm !== null, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface TableQuery {
+  readonly pkg: string;
+  readonly db: string;
+  readonly table: string;
+  /** SQL condition run on the host copy (not in a device shell), with `?` parameters. */
+  readonly where?: string;
+  readonly params?: readonly unknown[];
+}
+
+export type Row = Record<string, unknown>;
+
+/** Rows of a table of the app's database, read from a fresh host copy. */
+export async function readTableRows(device: AndroidDevice, query: TableQuery): Promise<Row[]> {
+  const pulled = await pullDatabase(device, query);
+  try {
+    return withDatabase(pulled.dbPath, true, (db) =>
+      db.prepare(`SELECT * FROM ${quoteSqlIdentifier(query.table)}${query.where ? ` WHERE ${query.where}` : ''}`).all(...(query.params ?? [])) as Row[],
+    );
+  } finally {
+    await pulled.cleanup();
+  }
+}
+
+export interface DatabaseBackup {
+  readonly pkg: string;
+  /** Path relative to the app's data directory (`databases/feed.db`). */
+  readonly db: string;
+  /** Host directory with `main`, and `wal`/`shm` when they existed. */
+  readonly dir: string;
+  readonly hasWal: boolean;
+  readonly hasShm: boolean;
+  readonly sha256: { readonly main: string; readonly wal: string | null };
+  readonly createdAtMs: number;
+}
+
+/** Force-stops the app and copies the database files to `backupDir` (kept until deleted). */
+export async function backupDatabase(
+  device: AndroidDevice,
+  request: { readonly pkg: string; readonly db: string; readonly backupDir: string },
+): Promise<DatabaseBackup> {
+  await assertRunAs(device, request.pkg);
+  await forceStop(device, request.pkg);
+  const relative = databasePath(request.db);
+  const pulled = await pullDatabase(device, { pkg: request.pkg, db: relative, hostDir: join(request.backupDir, 'files') });
+  const main = await readFile(pulled.dbPath);
+  const wal = pulled.hasWal ? await readFile(`${pulled.dbPath}-wal`) : null;
+  const backup: DatabaseBackup = {
+    pkg: request.pkg,
+    db: relative,
+    dir: request.backupDir,
+    hasWal: pulled.hasWal,
+    hasShm: pulled.hasShm,
+    sha256: { main: sha256(main), wal: wal === null ? null : sha256(wal) },
+    createdAtMs: Date.now(),
+  };
+  await writeFile(join(request.backupDir, 'backup.json'), `${JSON.stringify(backup, null, 2)}\n`);
+  return backup;
+}
+
+export interface DeleteRowsRequest extends TableQuery {
+  /** Host directory for the backup (kept for restoreDatabase). */
+  readonly backupDir: string;
+}
+
+export interface DeleteRowsResult {
+  readonly backup: DatabaseBackup;
+  readonly deletedRows: number;
+  readonly remainingRows: number;
+}
+
+/** Deletes rows safely (see the file comment). The app is left stopped. */
+export async function deleteRows(device: AndroidDevice, request: DeleteRowsRequest): Promise<DeleteRowsResult> {
+  const backup = await backupDatabase(device, request);
+  const work = await mkdtemp(join(tmpdir(), 'dv-edit-'));
+  try {
+    const name = backup.db.split('/').pop() ?? 'db';
+    const dbPath = join(work, name);
+    await copyBackupFiles(backup, dbPath);
+    const table = quoteSqlIdentifier(request.table);
+    const condition = request.where ? ` WHERE ${request.where}` : '';
+    const params = request.params ?? [];
+    const deletedRows = withDatabase(dbPath, false, (db) => {
+      const changes = db.prepare(`DELETE FROM ${table}${condition}`).run(...params).changes;
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      return changes;
+    });
+    const edited = await readFile(dbPath);
+    const side = [...SQLITE_SIDE_FILES, '-journal'].map((suffix) => `${backup.db}${suffix}`);
+    await writeAppFile(device, request.pkg, backup.db, edited, side);
+    // Verify on a fresh copy from the device: no WAL left behind, and the rows are gone.
+    const check = await pullDatabase(device, { pkg: request.pkg, db: backup.db });
+    try {
+      if (check.hasWal) {
+        throw new DedupVerifyError(ErrorCode.DeviceCommand, `${backup.db}-wal of ${request.pkg} reappeared after the edit; is the app still running? The backup is in ${backup.dir}.`);
+      }
+      const left = withDatabase(check.dbPath, true, (db) =>
+        (db.prepare(`SELECT count(*) AS n FROM ${table}${condition}`).get(...params) as { n: number }).n,
+      );
+      if (left !== 0) {
+        throw new DedupVerifyError(ErrorCode.DeviceCommand, `${left} matching rows are still in ${request.table} of ${request.pkg} after the edit; the backup is in ${backup.dir}.`);
+      }
+      const remainingRows = withDatabase(check.dbPath, true, (db) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
+      return { backup, deletedRows, remainingRows };
+    } finally {
+      await check.cleanup();
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Puts a backed-up database back exactly (main and -wal; -shm is rebuilt by SQLite). */
+export async function restoreDatabase(device: AndroidDevice, backup: DatabaseBackup): Promise<void> {
+  await forceStop(device, backup.pkg);
+  const files = join(backup.dir, 'files');
+  const name = backup.db.split('/').pop() ?? 'db';
+  const main = await readFile(join(files, name));
+  if (sha256(main) !== backup.sha256.main) {
+    throw new DedupVerifyError(ErrorCode.Restore, `The backup of ${backup.db} in ${backup.dir} does not match its checksum; it was not restored.`);
+  }
+  const stale = [`${backup.db}-shm`, `${backup.db}-journal`, ...(backup.hasWal ? [] : [`${backup.db}-wal`])];
+  await writeAppFile(device, backup.pkg, backup.db, main, stale);
+  if (backup.hasWal) {
+    const wal = await readFile(join(files, `${name}-wal`));
+    await writeAppFile(device, backup.pkg, `${backup.db}-wal`, wal, [`${backup.db}-shm`]);
+  }
+}
+
+/** Reads a backup description written by backupDatabase. */
+export async function loadDatabaseBackup(backupDir: string): Promise<DatabaseBackup> {
+  return JSON.parse(await readFile(join(backupDir, 'backup.json'), 'utf8')) as DatabaseBackup;
+}
+
+/** `shared_prefs/<name>.xml`; null when the file does not exist. */
+export async function readSharedPrefs(device: AndroidDevice, pkg: string, name: string): Promise<Record<string, PrefValue> | null> {
+  const file = await readAppFile(device, pkg, `shared_prefs/${name.endsWith('.xml') ? name : `${name}.xml`}`);
+  return file === null ? null : parseSharedPrefs(file.toString('utf8'));
+}
+
+async function copyBackupFiles(backup: DatabaseBackup, dbPath: string): Promise<void> {
+  const files = join(backup.dir, 'files');
+  const name = backup.db.split('/').pop() ?? 'db';
+  await copyFile(join(files, name), dbPath);
+  if (backup.hasWal) await copyFile(join(files, `${name}-wal`), `${dbPath}-wal`);
+  if (backup.hasShm) await copyFile(join(files, `${name}-shm`), `${dbPath}-shm`);
+}
+
+/** Opens a host copy, runs `work`, always closes. */
+export function withDatabase<T>(path: string, readonly: boolean, work: (db: Database.Database) => T): T {
+  const db = new Database(path, { readonly, fileMustExist: true });
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}

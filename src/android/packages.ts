@@ -1,0 +1,40 @@
+/**
+ * PackageManager through the shell: `pm list packages`, `pm path`, `dumpsys package`.
+ */
+import type { AndroidDevice } from '../device/android-device.js';
+import { assertPackageName } from './names.js';
+import { parseDumpsysPackage, parsePackageList, type PackageDump } from './parsers/packages.js';
+
+export const POST_NOTIFICATIONS = 'android.permission.POST_NOTIFICATIONS';
+/** POST_NOTIFICATIONS became a runtime permission in API 33 (Android 13). */
+export const POST_NOTIFICATIONS_RUNTIME_SINCE_API = 33;
+
+export async function listPackages(device: AndroidDevice): Promise<string[]> {
+  return parsePackageList(await device.shellText(['pm', 'list', 'packages']));
+}
+
+/** APK paths of an installed package; empty when it is not installed (`pm path` exits 1). */
+export async function getPackagePaths(device: AndroidDevice, pkg: string): Promise<string[]> {
+  const result = await device.shell(['pm', 'path', assertPackageName(pkg)]);
+  return parsePackageList(result.stdout.toString('utf8'));
+}
+
+export async function isPackageInstalled(device: AndroidDevice, pkg: string): Promise<boolean> {
+  return (await getPackagePaths(device, pkg)).length > 0;
+}
+
+/** The package's `dumpsys package` block; null when it is not installed. */
+export async function getPackageInfo(device: AndroidDevice, pkg: string): Promise<PackageDump | null> {
+  const text = await device.shellText(['dumpsys', 'package', assertPackageName(pkg)]);
+  return parseDumpsysPackage(text, pkg);
+}
+
+/**
+ * Whether the app may post notifications as far as the permission goes: on API 33+ the
+ * runtime grant for `userId`; before 33 there is no runtime permission (always true).
+ */
+export function hasNotificationPermission(info: PackageDump, sdkLevel: number, userId = 0): boolean {
+  if (sdkLevel < POST_NOTIFICATIONS_RUNTIME_SINCE_API) return true;
+  const user = info.users.find((u) => u.userId === userId);
+  return user?.runtimePermissions[POST_NOTIFICATIONS] === true;
+}

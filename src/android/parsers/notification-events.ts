@@ -1,0 +1,132 @@
+/**
+ * NotificationManagerService event-log lines (`logcat -b events`), android-facts.md §1.
+ *
+ * Tags (aosp-mirror/platform_frameworks_base `services/core/java/com/android/server/
+ * EventLogTags.logtags`; A15 adds app_provided: muhomorr/platform_frameworks_base-15 same path):
+ *   2750 notification_enqueue (uid|1|5),(pid|1|5),(pkg|3),(id|1|5),(tag|3),(userid|1|5),
+ *        (notification|3),(status|1)[,(app_provided|1)]
+ *   27530 notification_canceled (key|3),(reason|1),(lifespan|1),(freshness|1),(exposure|1),
+ *        (rank|1),(count|1),(listener|3)
+ * status: 0 = new post, 1 = update of a posted key, 2 = ignored (written only by old releases).
+ * A null string is written as `NULL` (framework JNI android_util_EventLog.cpp).
+ *
+ * `notification` is `Notification.toString()`, which contains commas, spaces and parentheses
+ * (`vibrate=[0,250,250]`, nested `publicVersion=Notification(...)`), and the tag is an app
+ * string that may contain commas too. So the list is parsed from both ends: uid, pid, pkg and
+ * id lead (a package name has no comma); the notification text starts at `,<userid>,Notification(`
+ * and ends at the last `)`; after it come one (≤ A14) or two (A15+) integers.
+ */
+
+export type EnqueueStatus = 'post' | 'update' | 'ignored';
+
+export interface NotificationEnqueue {
+  readonly uid: number;
+  readonly pid: number;
+  readonly pkg: string;
+  readonly id: number;
+  /** null when the app passed no tag (`NULL`). */
+  readonly tag: string | null;
+  readonly userId: number;
+  readonly status: EnqueueStatus;
+  /** `channel=` of the notification text; null before API 26 or when absent. */
+  readonly channel: string | null;
+  /** A15+ `app_provided`; null before. */
+  readonly appProvided: boolean | null;
+  /** The Notification.toString() text as logged. */
+  readonly notification: string;
+}
+
+export interface NotificationCanceled {
+  /** `user|pkg|id|tag|uid` (StatusBarNotification key). */
+  readonly key: string;
+  readonly userId: number;
+  readonly pkg: string;
+  readonly id: number;
+  readonly tag: string | null;
+  readonly uid: number;
+  /** NotificationListenerService REASON_* (8 = APP_CANCEL, 5 = PACKAGE_CHANGED, …). */
+  readonly reason: number;
+  /** Fields after the reason (lifespan, freshness, exposure, rank, count, listener), as printed. */
+  readonly rest: readonly string[];
+}
+
+const STATUS: Record<string, EnqueueStatus> = { '0': 'post', '1': 'update', '2': 'ignored' };
+
+/** The message of a `notification_enqueue` line (`[uid,pid,…]`); null when it does not fit. */
+export function parseNotificationEnqueue(message: string): NotificationEnqueue | null {
+  const body = unwrapList(message);
+  if (body === null) return null;
+  const lead = /^(-?\d+),(-?\d+),([^,]+),(-?\d+),/.exec(body);
+  if (lead === null) return null;
+  const [, uid = '', pid = '', pkg = '', id = ''] = lead;
+  const afterId = body.slice(lead[0].length);
+  const lastParen = afterId.lastIndexOf(')');
+  let tagText: string;
+  let userIdText: string;
+  let notification: string;
+  let trailing: string;
+  const start = /,(-?\d+),Notification\(/.exec(afterId);
+  if (start !== null && lastParen > start.index) {
+    tagText = afterId.slice(0, start.index);
+    userIdText = start[1] ?? '';
+    notification = afterId.slice(start.index + start[0].length - 'Notification('.length, lastParen + 1);
+    trailing = afterId.slice(lastParen + 1);
+  } else {
+    // Not a Notification(...) text: assume a comma-free tag and notification text.
+    const fields = afterId.split(',');
+    if (fields.length < 4) return null;
+    tagText = fields[0] ?? '';
+    userIdText = fields[1] ?? '';
+    const tailCount = /^-?\d+$/.test(fields[fields.length - 2] ?? '') ? 2 : 1;
+    notification = fields.slice(2, fields.length - tailCount).join(',');
+    trailing = `,${fields.slice(fields.length - tailCount).join(',')}`;
+  }
+  const tail = /^,(-?\d+)(?:,(-?\d+))?$/.exec(trailing);
+  if (tail === null || !/^-?\d+$/.test(userIdText)) return null;
+  const status = STATUS[tail[1] ?? ''];
+  if (status === undefined) return null;
+  return {
+    uid: Number(uid),
+    pid: Number(pid),
+    pkg,
+    id: Number(id),
+    tag: tagText === 'NULL' ? null : tagText,
+    userId: Number(userIdText),
+    status,
+    channel: /(?:^|[( ])channel=(\S+?)(?=[ )])/.exec(notification)?.[1] ?? null,
+    appProvided: tail[2] === undefined ? null : tail[2] !== '0',
+    notification,
+  };
+}
+
+/** The message of a `notification_canceled` line; null when it does not fit. */
+export function parseNotificationCanceled(message: string): NotificationCanceled | null {
+  const body = unwrapList(message);
+  if (body === null) return null;
+  // key = user|pkg|id|tag|uid; the tag (which may hold '|' or ',') is matched lazily up to
+  // the first `|<uid>,<reason>,` that follows it.
+  const match = /^(-?\d+)\|([^|]+)\|(-?\d+)\|(.*?)\|(\d+),(-?\d+)((?:,[^,]*)*)$/.exec(body);
+  if (match === null) return null;
+  const [, user = '', pkg = '', id = '', tag = '', uid = '', reason = '', rest = ''] = match;
+  return {
+    key: `${user}|${pkg}|${id}|${tag}|${uid}`,
+    userId: Number(user),
+    pkg,
+    id: Number(id),
+    tag: tag === 'null' ? null : tag,
+    uid: Number(uid),
+    reason: Number(reason),
+    rest: rest === '' ? [] : rest.slice(1).split(','),
+  };
+}
+
+/** The StatusBarNotification key NMS uses for a post (`user|pkg|id|tag|uid`). */
+export function notificationKey(event: Pick<NotificationEnqueue, 'userId' | 'pkg' | 'id' | 'tag' | 'uid'>): string {
+  return `${event.userId}|${event.pkg}|${event.id}|${event.tag ?? 'null'}|${event.uid}`;
+}
+
+function unwrapList(message: string): string | null {
+  const text = message.trim();
+  if (!text.startsWith('[') || !text.endsWith(']')) return null;
+  return text.slice(1, -1);
+}

@@ -1,0 +1,574 @@
+/**
+ * The checker (DESIGN.md §5): a pure function of the history. It imports nothing that does I/O.
+ *
+ * It reads the events once, in file order, and keeps one small record per distinct item (its
+ * latest publication and the state of its current epoch) plus the runs in progress, so memory
+ * is bounded by the number of distinct items, not by the number of events.
+ *
+ * Readings of DESIGN.md §5 made precise here:
+ * - Runs are numbered in start order (the recorder numbers them 1, 2, 3, ...): "a later run" is
+ *   a greater run number. A `run-started` whose number is not greater than every run started
+ *   before makes the history inconsistent (verdict unknown). Events of a run that never
+ *   started are accepted; that run's `now` is the `t` of its `fetched` event.
+ * - A run serves items only through a 2xx `fetched` response; the items of other responses
+ *   were not processed by the app.
+ * - An item fetched inside the window becomes eligible once the run *handled* it: the run
+ *   notified it (post or update), stored its row, or the OS shed its post (the app called
+ *   notify), or the run finished `success`, `retry` or `failure` (the app went through the whole
+ *   feed). A run that ended `killed` or `refused`, or never finished before the history ended,
+ *   makes eligible only the items it handled: the rest were never looked at. Within a run the
+ *   order of `fetched` and `notified`/`stored` events does not matter. Eligibility is credited to
+ *   the item's epoch at the moment of handling (or of the run's finish).
+ * - Notified, for `lost`, `unexpected` and `recovered`, means a post or an update (an update is
+ *   how Android logs a re-post of a notification still showing); only posts count for
+ *   `duplicated` and `out-of-order`.
+ * - `allowedDuplicates` is per item and epoch: an item posted n > 1 times is `duplicated`; it
+ *   fails the check when n - 1 > allowedDuplicates and is reported as `tolerated` otherwise.
+ * - An eligible item that was never notified but was shed by the OS is `os-shed`, not `lost`.
+ *   A `shed` with item "" is a post the OS refused without naming it (the 50-notification cap
+ *   logs only the package): it excuses an item that run stored (or skipped) without a
+ *   notification. When a run has fewer unnamed sheds than such items, the sheds cannot explain
+ *   them all, so at least one was lost: each is then reported `lost`, with the shed count.
+ *   `os-shed`, `recovered` and tolerated duplicates are informational.
+ * - A `refused` run makes the verdict unknown (unless something fails).
+ * - Events must be in the order they happened (a run's notifications before its
+ *   `run-finished`); `t` is kept for evidence but not used to reorder.
+ */
+import type { HistoryEvent, RunOutcome } from '../history/events.js';
+import { formatDuration, formatInstant, formatRuns, times } from './describe.js';
+import { emptyCounts, type Anomaly, type AnomalyKind, type CheckCounts, type CheckOptions, type CheckResult, type Verdict } from './types.js';
+
+const MAX_EVIDENCE_PER_ITEM = 8;
+
+const KIND_RANK: { readonly [K in AnomalyKind]: number } = {
+  'refused-run': 0,
+  lost: 1,
+  duplicated: 2,
+  unexpected: 3,
+  'out-of-order': 4,
+  'os-shed': 5,
+  recovered: 6,
+};
+
+/** The state of one item in its current epoch. */
+interface EpochState {
+  readonly epoch: number;
+  /** Served in a 2xx response in this epoch. */
+  served: boolean;
+  /** The last time a run fetched it outside the window (reason for `unexpected`). */
+  outside: { run: number; ageMs: number } | undefined;
+  /** First run in which it became eligible. */
+  eligibleRun: number | undefined;
+  posts: number;
+  postRuns: number[] | undefined;
+  updates: number;
+  firstNotifiedRun: number | undefined;
+  shed: number;
+  shedRun: number | undefined;
+  /** First run with unnamed sheds that stored or skipped the item without notifying it. */
+  shedSuspectRun: number | undefined;
+  evidence: string[] | undefined;
+}
+
+interface ItemRecord {
+  readonly key: string;
+  /** First-seen order, for a stable anomaly order. */
+  readonly seq: number;
+  published: boolean;
+  publishedAt: number;
+  title: string;
+  /** `forgotten` events naming this item (the "all" ones are counted globally). */
+  forgets: number;
+  state: EpochState | undefined;
+}
+
+interface RunState {
+  readonly run: number;
+  /** The device clock at run start, when known. */
+  deviceTime: number | undefined;
+  /** Opened by an event of a run that had not started (yet). */
+  implicit: boolean;
+  /** Items fetched inside the window and not yet credited as eligible. */
+  readonly candidates: Set<string>;
+  /** Items this run notified, stored or had shed (by name). */
+  readonly handled: Set<string>;
+  /** Items this run notified (post or update). */
+  readonly notified: Set<string>;
+  /** Posts the OS refused in this run without naming the item. */
+  unnamedSheds: number;
+  lastPost: { item: string; publishedAt: number } | undefined;
+}
+
+/** An item that would be lost, but a run that handled it had unnamed sheds. */
+interface ShedSuspect {
+  item: string;
+  seq: number;
+  epoch: number;
+  eligibleRun: number;
+  lostDetail: string;
+}
+
+interface SortedAnomaly {
+  anomaly: Anomaly;
+  a: number;
+  b: number;
+}
+
+/** Thrown for a history the checker cannot make sense of; turned into verdict unknown. */
+class InconsistentHistory extends Error {}
+
+/** The incremental checker: feed events with `add`, then `finish` once. */
+export interface Checker {
+  add(event: HistoryEvent): void;
+  finish(): CheckResult;
+}
+
+function isOk(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+function isNormalFinish(outcome: RunOutcome): boolean {
+  switch (outcome) {
+    case 'success':
+    case 'retry':
+    case 'failure':
+      return true;
+    case 'killed':
+    case 'refused':
+      return false;
+    default: {
+      const unreachable: never = outcome;
+      throw new InconsistentHistory(`unknown run outcome ${String(unreachable)}`);
+    }
+  }
+}
+
+function checkOptions(options: CheckOptions): string | undefined {
+  if (typeof options.windowMs !== 'number' || !Number.isFinite(options.windowMs) || options.windowMs <= 0) {
+    return `windowMs must be a positive number of ms, got ${String(options.windowMs)}`;
+  }
+  if (!Number.isSafeInteger(options.allowedDuplicates) || options.allowedDuplicates < 0) {
+    return `allowedDuplicates must be a whole number >= 0, got ${String(options.allowedDuplicates)}`;
+  }
+  return undefined;
+}
+
+class HistoryChecker implements Checker {
+  private readonly items = new Map<string, ItemRecord>();
+  private readonly active = new Map<number, RunState>();
+  private readonly counts: CheckCounts = emptyCounts();
+  private readonly anomalies: SortedAnomaly[] = [];
+  private globalForgets = 0;
+  private lastStartedRun = -1;
+  private events = 0;
+  private failingDuplicates = 0;
+  private refusedRuns = 0;
+  /** Runs that had unnamed sheds: how many (-1: sheds that named neither item nor run). */
+  private readonly unnamedSheds = new Map<number, number>();
+  private readonly shedSuspects = new Map<number, ShedSuspect[]>();
+  private error: string | undefined;
+  private finished = false;
+
+  constructor(private readonly options: CheckOptions) {
+    this.error = checkOptions(options);
+  }
+
+  add(event: HistoryEvent): void {
+    if (this.error !== undefined) return;
+    if (this.finished) {
+      this.error = 'an event was added after finish()';
+      return;
+    }
+    this.events += 1;
+    try {
+      this.apply(event);
+    } catch (e) {
+      this.error = e instanceof InconsistentHistory
+        ? `history is inconsistent at event #${this.events}: ${e.message}`
+        : `checker failed at event #${this.events}: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  finish(): CheckResult {
+    if (this.error === undefined && !this.finished) {
+      try {
+        // Runs the history ends in count like killed ones: only what they handled.
+        for (const run of this.active.values()) this.finishRun(run, false);
+        this.active.clear();
+        for (const rec of this.items.values()) {
+          if (rec.state) this.closeEpoch(rec, rec.state);
+          rec.state = undefined;
+        }
+        this.resolveShedSuspects();
+      } catch (e) {
+        this.error = `checker failed while finishing: ${e instanceof Error ? e.message : String(e)}`;
+      }
+    }
+    this.finished = true;
+    if (this.error !== undefined) {
+      return { verdict: 'unknown', counts: emptyCounts(), anomalies: [], error: this.error };
+    }
+    const sorted = [...this.anomalies].sort((x, y) =>
+      KIND_RANK[x.anomaly.kind] - KIND_RANK[y.anomaly.kind] || x.a - y.a || x.b - y.b);
+    return { verdict: this.verdict(), counts: { ...this.counts }, anomalies: sorted.map((s) => s.anomaly) };
+  }
+
+  private verdict(): Verdict {
+    const c = this.counts;
+    if (c.lostCount > 0 || this.failingDuplicates > 0 || c.unexpectedCount > 0 || c.outOfOrderCount > 0) return 'fail';
+    if (this.refusedRuns > 0) return 'unknown';
+    return 'pass';
+  }
+
+  private apply(event: HistoryEvent): void {
+    switch (event.type) {
+      case 'config':
+        return;
+      case 'published': {
+        const rec = this.item(event.item);
+        rec.published = true;
+        rec.publishedAt = event.publishedAt;
+        rec.title = event.title;
+        return;
+      }
+      case 'run-started': {
+        const implicit = this.active.get(event.run);
+        if (event.run <= this.lastStartedRun || (implicit && !implicit.implicit)) {
+          throw new InconsistentHistory(
+            `run ${event.run} started after run ${this.lastStartedRun}; runs must be numbered in start order, each started once`);
+        }
+        this.lastStartedRun = event.run;
+        if (implicit) {
+          // Events of this run came before its run-started: keep them, use its clock from now on.
+          implicit.deviceTime = event.deviceTime;
+          implicit.implicit = false;
+        } else {
+          this.active.set(event.run, newRun(event.run, event.deviceTime, false));
+        }
+        return;
+      }
+      case 'fetched': {
+        const run = this.runFor(event.run);
+        if (!isOk(event.status)) return;
+        const now = run?.deviceTime ?? event.t;
+        for (const key of event.items) {
+          const rec = this.item(key);
+          const state = this.stateOf(rec);
+          state.served = true;
+          if (key === '' || !rec.published || rec.publishedAt <= 0) continue;
+          const ageMs = now - rec.publishedAt;
+          if (ageMs <= this.options.windowMs) {
+            // A fetch recorded after its run finished cannot be handled any more: not eligible.
+            if (run?.handled.has(key) === true) this.credit(rec, event.run);
+            else run?.candidates.add(key);
+          } else {
+            state.outside = { run: event.run, ageMs };
+          }
+        }
+        return;
+      }
+      case 'notified': {
+        const rec = this.item(event.item);
+        const run = this.runFor(event.run);
+        this.handle(run, rec);
+        run?.notified.add(event.item);
+        const state = this.stateOf(rec);
+        this.counts.notifiedCount += 1;
+        state.firstNotifiedRun ??= event.run;
+        if (event.status === 'update') {
+          state.updates += 1;
+          return;
+        }
+        state.posts += 1;
+        (state.postRuns ??= []).push(event.run);
+        if (event.evidence && event.evidence.length > 0) {
+          const evidence = (state.evidence ??= []);
+          for (const line of event.evidence) if (evidence.length < MAX_EVIDENCE_PER_ITEM) evidence.push(line);
+        }
+        if (run && rec.published && rec.publishedAt > 0) {
+          const previous = run.lastPost;
+          if (previous && rec.publishedAt < previous.publishedAt) this.reportOutOfOrder(rec, event.run, previous, event.evidence);
+          run.lastPost = { item: rec.key, publishedAt: rec.publishedAt };
+        }
+        return;
+      }
+      case 'stored': {
+        this.handle(this.runFor(event.run), this.item(event.item));
+        return;
+      }
+      case 'run-finished': {
+        const run = this.active.get(event.run);
+        if (event.outcome === 'refused') this.reportRefused(event.run, event.evidence);
+        if (!run) return;
+        this.finishRun(run, isNormalFinish(event.outcome));
+        this.active.delete(event.run);
+        return;
+      }
+      case 'forgotten': {
+        if (event.items === 'all') this.globalForgets += 1;
+        else for (const key of new Set(event.items)) this.item(key).forgets += 1;
+        return;
+      }
+      case 'shed': {
+        const run = event.run !== undefined ? this.runFor(event.run) : undefined;
+        if (event.item === '') {
+          // The OS did not name the post it refused.
+          if (run) run.unnamedSheds += 1;
+          else {
+            const bucket = event.run ?? -1;
+            this.unnamedSheds.set(bucket, (this.unnamedSheds.get(bucket) ?? 0) + 1);
+          }
+          return;
+        }
+        const rec = this.item(event.item);
+        this.handle(run, rec);
+        const state = this.stateOf(rec);
+        state.shed += 1;
+        state.shedRun ??= event.run;
+        return;
+      }
+      default: {
+        const unreachable: never = event;
+        throw new InconsistentHistory(`unknown event ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** The active run, opening one implicitly for events of a run that never started. */
+  private runFor(runNumber: number): RunState | undefined {
+    const run = this.active.get(runNumber);
+    if (run) return run;
+    if (runNumber <= this.lastStartedRun) return undefined; // already finished
+    const implicit = newRun(runNumber, undefined, true);
+    this.active.set(runNumber, implicit);
+    return implicit;
+  }
+
+  private item(key: string): ItemRecord {
+    let rec = this.items.get(key);
+    if (!rec) {
+      rec = { key, seq: this.items.size, published: false, publishedAt: 0, title: '', forgets: 0, state: undefined };
+      this.items.set(key, rec);
+    }
+    return rec;
+  }
+
+  /** The item's state in its current epoch, closing the previous epoch when a `forgotten` moved it. */
+  private stateOf(rec: ItemRecord): EpochState {
+    const epoch = this.globalForgets + rec.forgets;
+    if (rec.state && rec.state.epoch !== epoch) {
+      this.closeEpoch(rec, rec.state);
+      rec.state = undefined;
+    }
+    rec.state ??= {
+      epoch,
+      served: false,
+      outside: undefined,
+      eligibleRun: undefined,
+      posts: 0,
+      postRuns: undefined,
+      updates: 0,
+      firstNotifiedRun: undefined,
+      shed: 0,
+      shedRun: undefined,
+      shedSuspectRun: undefined,
+      evidence: undefined,
+    };
+    return rec.state;
+  }
+
+  /** The run notified, stored or had shed this item: eligible if the run fetched it in the window. */
+  private handle(run: RunState | undefined, rec: ItemRecord): void {
+    if (!run) return;
+    run.handled.add(rec.key);
+    if (run.candidates.delete(rec.key)) this.credit(rec, run.run);
+  }
+
+  /** Credits what a normally finished run went through, and notes items unnamed sheds may explain. */
+  private finishRun(run: RunState, normal: boolean): void {
+    const skipped = normal ? [...run.candidates] : [];
+    for (const key of skipped) this.credit(this.item(key), run.run);
+    if (run.unnamedSheds === 0) return;
+    this.unnamedSheds.set(run.run, (this.unnamedSheds.get(run.run) ?? 0) + run.unnamedSheds);
+    for (const key of [...run.handled, ...skipped]) {
+      if (run.notified.has(key)) continue;
+      const state = this.stateOf(this.item(key));
+      state.shedSuspectRun ??= run.run;
+    }
+  }
+
+  private credit(rec: ItemRecord, run: number): void {
+    const state = this.stateOf(rec);
+    state.eligibleRun ??= run;
+  }
+
+  private push(anomaly: Anomaly, a: number, b: number): void {
+    this.anomalies.push({ anomaly, a, b });
+  }
+
+  private closeEpoch(rec: ItemRecord, s: EpochState): void {
+    const eligible = s.eligibleRun !== undefined;
+    const notified = s.posts + s.updates > 0;
+    const { key } = rec;
+    const base = { item: key, epoch: s.epoch };
+    if (eligible) this.counts.eligibleCount += 1;
+
+    if (s.shed > 0) {
+      this.counts.shedCount += 1;
+      this.push({
+        kind: 'os-shed',
+        ...base,
+        ...(s.shedRun !== undefined ? { run: s.shedRun } : {}),
+        detail: `the OS refused to post it ${times(s.shed)}${s.shedRun !== undefined ? ` (first in run ${s.shedRun})` : ''} in epoch ${s.epoch}: notification cap or rate limit, not an app bug${eligible && !notified ? '; not counted as lost' : ''}`,
+      }, rec.seq, s.epoch);
+    }
+
+    if (eligible && !notified && s.shed === 0 && s.eligibleRun !== undefined) {
+      const lostDetail = `never notified in epoch ${s.epoch}, although eligible from run ${s.eligibleRun} on (${this.describeItem(rec)})`;
+      if (s.shedSuspectRun !== undefined) {
+        const suspects = this.shedSuspects.get(s.shedSuspectRun) ?? [];
+        suspects.push({ item: key, seq: rec.seq, epoch: s.epoch, eligibleRun: s.eligibleRun, lostDetail });
+        this.shedSuspects.set(s.shedSuspectRun, suspects);
+      } else {
+        this.counts.lostCount += 1;
+        this.push({ kind: 'lost', ...base, run: s.eligibleRun, detail: lostDetail }, rec.seq, s.epoch);
+      }
+    }
+
+    if (s.posts > 1 && s.postRuns) {
+      this.counts.duplicatedCount += 1;
+      const extra = s.posts - 1;
+      const tolerated = extra <= this.options.allowedDuplicates;
+      if (!tolerated) this.failingDuplicates += 1;
+      const allowed = this.options.allowedDuplicates;
+      let detail = `notified ${times(s.posts)} in epoch ${s.epoch}: ${formatRuns(s.postRuns)}`;
+      if (tolerated) detail += `; tolerated: allowedDuplicates is ${allowed}`;
+      else if (allowed > 0) detail += `; ${extra} extra posts, allowedDuplicates is ${allowed}`;
+      this.push({
+        kind: 'duplicated',
+        ...base,
+        runs: [...new Set(s.postRuns)],
+        detail,
+        ...(tolerated ? { tolerated: true } : {}),
+        ...(s.evidence ? { evidence: [...s.evidence] } : {}),
+      }, rec.seq, s.epoch);
+    }
+
+    if (notified && !eligible) {
+      this.counts.unexpectedCount += 1;
+      this.push({
+        kind: 'unexpected',
+        ...base,
+        ...(s.firstNotifiedRun !== undefined ? { run: s.firstNotifiedRun } : {}),
+        detail: `notified in run ${String(s.firstNotifiedRun)} but never eligible in epoch ${s.epoch}: ${this.whyNotEligible(rec, s)}`,
+        ...(s.evidence ? { evidence: [...s.evidence] } : {}),
+      }, rec.seq, s.epoch);
+    }
+
+    if (notified && s.eligibleRun !== undefined && s.firstNotifiedRun !== undefined && s.firstNotifiedRun > s.eligibleRun) {
+      this.counts.recoveredCount += 1;
+      this.push({
+        kind: 'recovered',
+        ...base,
+        run: s.firstNotifiedRun,
+        runs: [s.eligibleRun, s.firstNotifiedRun],
+        detail: `eligible from run ${s.eligibleRun} but first notified in run ${s.firstNotifiedRun} (epoch ${s.epoch})`,
+      }, rec.seq, s.epoch);
+    }
+  }
+
+  /**
+   * Items a run stored or skipped without a notification while the OS refused posts without
+   * naming them: os-shed when the sheds can explain them all, lost otherwise.
+   */
+  private resolveShedSuspects(): void {
+    for (const [run, k] of this.unnamedSheds) {
+      const suspects = this.shedSuspects.get(run) ?? [];
+      const posts = `${k} ${k === 1 ? 'post' : 'posts'}`;
+      const where = run >= 0 ? `in run ${run}` : 'outside any run';
+      if (suspects.length === 0) {
+        this.counts.shedCount += 1;
+        this.push({
+          kind: 'os-shed', item: '', ...(run >= 0 ? { run } : {}),
+          detail: `the OS refused ${posts} ${where} without naming the item (50-notification cap or rate limit); every item that run handled was notified`,
+        }, -1, run);
+        continue;
+      }
+      for (const s of suspects) {
+        if (suspects.length <= k) {
+          this.counts.shedCount += 1;
+          this.push({
+            kind: 'os-shed', item: s.item, run, epoch: s.epoch,
+            detail: `never notified in epoch ${s.epoch}, but the OS refused ${posts} ${where} without naming the item (50-notification cap or rate limit): counted as os-shed, not lost`,
+          }, s.seq, s.epoch);
+        } else {
+          this.counts.lostCount += 1;
+          this.push({
+            kind: 'lost', item: s.item, run: s.eligibleRun, epoch: s.epoch,
+            detail: `${s.lostDetail}; the OS refused only ${posts} ${where} without naming the item, too few for the ${suspects.length} items that run left unnotified: at least ${suspects.length - k} were lost`,
+          }, s.seq, s.epoch);
+        }
+      }
+    }
+  }
+
+  private describeItem(rec: ItemRecord): string {
+    return `${JSON.stringify(rec.title)}, published ${formatInstant(rec.publishedAt)}`;
+  }
+
+  private whyNotEligible(rec: ItemRecord, s: EpochState): string {
+    if (rec.key === '') return 'it has no link (empty item key)';
+    if (!rec.published) return 'it was never published in the feed';
+    if (rec.publishedAt <= 0) return `its date did not parse (publishedAt ${rec.publishedAt})`;
+    if (!s.served) return `no run fetched it (in a 2xx response) in epoch ${s.epoch}`;
+    if (s.outside) {
+      return `it was outside the ${formatDuration(this.options.windowMs)} window when run ${s.outside.run} fetched it (published ${formatInstant(rec.publishedAt)}, ${formatDuration(s.outside.ageMs)} old)`;
+    }
+    return 'the runs that fetched it inside the window were killed or refused before handling it';
+  }
+
+  private reportOutOfOrder(rec: ItemRecord, run: number, previous: { item: string; publishedAt: number }, evidence: string[] | undefined): void {
+    this.counts.outOfOrderCount += 1;
+    this.push({
+      kind: 'out-of-order',
+      item: rec.key,
+      run,
+      detail: `posted in run ${run} after ${previous.item} although published earlier (${formatInstant(rec.publishedAt)} < ${formatInstant(previous.publishedAt)}); a run must post oldest first`,
+      ...(evidence && evidence.length > 0 ? { evidence: [...evidence] } : {}),
+    }, run, this.events);
+  }
+
+  private reportRefused(run: number, evidence: string[] | undefined): void {
+    this.refusedRuns += 1;
+    this.push({
+      kind: 'refused-run',
+      item: '',
+      run,
+      detail: `run ${run} was refused: the worker did not run, so the history cannot show what it would have notified`,
+      ...(evidence && evidence.length > 0 ? { evidence: [...evidence] } : {}),
+    }, run, this.events);
+  }
+}
+
+function newRun(run: number, deviceTime: number | undefined, implicit: boolean): RunState {
+  return { run, deviceTime, implicit, candidates: new Set(), handled: new Set(), notified: new Set(), unnamedSheds: 0, lastPost: undefined };
+}
+
+/** An incremental checker for streaming a history of any length. */
+export function createChecker(options: CheckOptions): Checker {
+  return new HistoryChecker(options);
+}
+
+/**
+ * Checks a whole history. Never throws: a history the checker cannot make sense of, or a
+ * failure inside it, gives verdict `unknown` with `error`.
+ */
+export function checkHistory(events: Iterable<HistoryEvent>, options: CheckOptions): CheckResult {
+  const checker = createChecker(options);
+  try {
+    for (const event of events) checker.add(event);
+  } catch (e) {
+    return { verdict: 'unknown', counts: emptyCounts(), anomalies: [], error: `checker failed reading the events: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  return checker.finish();
+}

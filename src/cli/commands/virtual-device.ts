@@ -1,0 +1,91 @@
+/**
+ * `dedup-verify virtual-device [--port N] [--count K] [--api LEVEL] [--bug NAME]… [--no-root]
+ * [--no-sqlite3]` (DESIGN.md §7, §9): starts K virtual devices on consecutive 127.0.0.1 ports,
+ * prints `virtual device listening on 127.0.0.1:PORT` per device once it accepts connections,
+ * and runs until SIGINT or SIGTERM, then closes every connection and removes the devices'
+ * temp directories.
+ */
+import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
+import { API_LEVELS, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
+import { startVirtualDevices, type RunningVirtualDevice } from '../../virtual-device/server.js';
+import type { CliIo } from '../main.js';
+
+/** More devices than this in one process is a typo, not a farm. */
+const MAX_COUNT = 64;
+
+export interface VirtualDeviceCliOptions {
+  port: number;
+  count: number;
+  api: ApiLevel;
+  bugs: string[];
+  noRoot: boolean;
+  noSqlite3: boolean;
+}
+
+export interface VirtualDeviceControl {
+  /** Stops the devices like SIGINT/SIGTERM do (tests, embedding). */
+  readonly signal?: AbortSignal;
+}
+
+function readOptions(opts: Readonly<Record<string, unknown>>): VirtualDeviceCliOptions {
+  const port = opts['port'] ?? 0;
+  const count = opts['count'] ?? 1;
+  const api = opts['api'] ?? 34;
+  const bug = opts['bug'] ?? [];
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port takes a TCP port from 0 to 65535 (got ${JSON.stringify(port)}).`);
+  }
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
+    throw new UsageError(`--count takes a number of devices from 1 to ${MAX_COUNT} (got ${JSON.stringify(count)}).`);
+  }
+  if (port !== 0 && port + count - 1 > 65535) {
+    throw new UsageError(`--port ${port} with --count ${count} runs past port 65535. Use a lower --port or a smaller --count.`);
+  }
+  if (typeof api !== 'number' || !isApiLevel(api)) {
+    throw new UsageError(`--api takes one of ${API_LEVELS.join(', ')} (got ${JSON.stringify(api)}).`);
+  }
+  if (!Array.isArray(bug) || !bug.every((b): b is string => typeof b === 'string')) throw new UsageError('--bug takes a bug name.');
+  return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false };
+}
+
+/** Resolves when SIGINT, SIGTERM or `signal` asks to stop. */
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+      done();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop);
+  });
+}
+
+export async function runVirtualDevice(opts: Readonly<Record<string, unknown>>, io: CliIo, control: VirtualDeviceControl = {}): Promise<number> {
+  const options = readOptions(opts);
+  let devices: RunningVirtualDevice[];
+  try {
+    devices = await startVirtualDevices({
+      port: options.port,
+      count: options.count,
+      apiLevel: options.api,
+      bugs: options.bugs,
+      noRoot: options.noRoot,
+      noSqlite3: options.noSqlite3,
+    });
+  } catch (e) {
+    const where = options.count === 1 ? `127.0.0.1:${options.port}` : `${options.count} consecutive ports from 127.0.0.1:${options.port}`;
+    if ((e as { code?: unknown }).code === 'EADDRINUSE') {
+      throw new UsageError(`Cannot listen on ${where}: a port is in use. Stop the program listening there or pass --port with free ports (--port 0 picks them).`, { cause: e });
+    }
+    throw new DedupVerifyError(ErrorCode.Internal, `Cannot start the virtual device on ${where}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  const stopped = untilStopped(control.signal);
+  for (const d of devices) io.stdout(`virtual device listening on ${d.serial}\n`);
+  await stopped;
+  await Promise.all(devices.map((d) => d.close()));
+  return 0;
+}

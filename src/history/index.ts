@@ -1,0 +1,3 @@
+export * from './events.js';
+export * from './history-error.js';
+export * from './jsonl.js';

@@ -1,0 +1,223 @@
+/**
+ * Reading and writing histories as JSON Lines (DESIGN.md §5). The reader streams (readline over
+ * a file stream) so a history of millions of events is checked in bounded memory; every problem
+ * names the file, the line and the fix.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { finished } from 'node:stream/promises';
+import { EXAMPLE_EVENTS, parseHistoryEvent, type HistoryEvent } from './events.js';
+import { HistoryError } from './history-error.js';
+
+const FORMAT_HINT = 'each line must be one JSON event as in DESIGN.md §5';
+
+function describeFsError(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    default:
+      return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * Turns lines into events, one at a time, keeping only what the format rules need (whether an
+ * event came before, for the config-first rule). Blank lines are skipped.
+ */
+export class HistoryLineParser {
+  private events = 0;
+  constructor(private readonly source: string) {}
+
+  /** Returns the event on this line, or undefined for a blank line; throws HistoryError. */
+  parseLine(text: string, line: number): HistoryEvent | undefined {
+    if (text.length === 0 || text.trim().length === 0) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      throw new HistoryError(
+        `history ${this.source} line ${line}: not valid JSON (${reason}); ${FORMAT_HINT}, e.g. ${EXAMPLE_EVENTS.notified}`,
+        { path: this.source, line },
+        { cause: e },
+      );
+    }
+    const parsed = parseHistoryEvent(value);
+    if ('problem' in parsed) {
+      const type = (value as { type?: unknown } | null)?.type;
+      const example = typeof type === 'string' && type in EXAMPLE_EVENTS
+        ? EXAMPLE_EVENTS[type as keyof typeof EXAMPLE_EVENTS]
+        : EXAMPLE_EVENTS.notified;
+      throw new HistoryError(
+        `history ${this.source} line ${line}: ${parsed.problem}; fix the line, e.g. ${example}`,
+        { path: this.source, line },
+      );
+    }
+    this.events += 1;
+    return parsed.event;
+  }
+}
+
+/** Parses a whole history held in memory (small histories, fixtures, tests). */
+export function parseHistoryText(text: string, source = 'history'): HistoryEvent[] {
+  const parser = new HistoryLineParser(source);
+  const events: HistoryEvent[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i] ?? '';
+    const event = parser.parseLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, i + 1);
+    if (event !== undefined) events.push(event);
+  }
+  return events;
+}
+
+/**
+ * Streams the events of a history file, validating each line. Memory stays bounded by the
+ * longest line. Throws HistoryError for an unreadable file or a malformed line (with its number).
+ */
+export async function* readHistory(path: string): AsyncGenerator<HistoryEvent, void, undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (e) {
+    throw new HistoryError(
+      `cannot read history ${path}: ${describeFsError(e)}; check the path (run --out DIR writes DIR/history.jsonl)`,
+      { path },
+      { cause: e },
+    );
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.isDirectory()) {
+      throw new HistoryError(
+        `cannot read history ${path}: it is a directory; pass the history file inside it, e.g. ${path.replace(/\/+$/, '')}/history.jsonl`,
+        { path },
+      );
+    }
+    const stream = handle.createReadStream({ encoding: 'utf8', autoClose: false, highWaterMark: 1 << 16 });
+    const lines = createInterface({ input: stream, crlfDelay: Infinity });
+    const parser = new HistoryLineParser(path);
+    let line = 0;
+    try {
+      for await (const text of lines) {
+        line += 1;
+        const event = parser.parseLine(text, line);
+        if (event !== undefined) yield event;
+      }
+    } catch (e) {
+      if (e instanceof HistoryError) throw e;
+      throw new HistoryError(`cannot read history ${path} after line ${line}: ${describeFsError(e)}`, { path, line }, { cause: e });
+    } finally {
+      lines.close();
+      stream.destroy();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Where a run's events go: a file (HistoryRecorder) or memory (MemoryHistory). */
+export interface HistorySink {
+  /** Appends one event. Returns false when the caller should `flush()` before writing more. */
+  record(event: HistoryEvent): boolean;
+  /** Resolves once every recorded event is written. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function checkRecordable(event: HistoryEvent, recorded: number, path: string): void {
+  const parsed = parseHistoryEvent(event);
+  if ('problem' in parsed) {
+    throw new HistoryError(`cannot record to history ${path}: ${parsed.problem}`, { path });
+  }
+}
+
+/** Appends events to a JSON Lines file. */
+export class HistoryRecorder implements HistorySink {
+  private recorded = 0;
+  private failure: Error | undefined;
+
+  private constructor(readonly path: string, private readonly stream: WriteStream) {
+    stream.on('error', (e) => {
+      this.failure ??= e;
+    });
+  }
+
+  /** Opens (truncating, or appending with `append: true`) the file; throws HistoryError if it cannot. */
+  static async open(path: string, options: { append?: boolean } = {}): Promise<HistoryRecorder> {
+    const stream = createWriteStream(path, { flags: options.append === true ? 'a' : 'w', encoding: 'utf8' });
+    await new Promise<void>((resolve, reject) => {
+      const onError = (e: Error): void => {
+        reject(new HistoryError(`cannot write history ${path}: ${describeFsError(e)}; check that the directory exists and is writable`, { path }, { cause: e }));
+      };
+      stream.once('error', onError);
+      stream.once('ready', () => {
+        stream.off('error', onError);
+        resolve();
+      });
+    });
+    return new HistoryRecorder(path, stream);
+  }
+
+  get count(): number {
+    return this.recorded;
+  }
+
+  record(event: HistoryEvent): boolean {
+    this.throwIfFailed();
+    checkRecordable(event, this.recorded, this.path);
+    this.recorded += 1;
+    return this.stream.write(`${JSON.stringify(event)}\n`);
+  }
+
+  flush(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.stream.write('', (e) => {
+        const failure = this.failure ?? e ?? undefined;
+        if (failure) reject(this.wrap(failure));
+        else resolve();
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.stream.writableEnded) this.stream.end();
+    try {
+      await finished(this.stream);
+    } catch (e) {
+      throw this.wrap(this.failure ?? (e as Error));
+    }
+    if (this.failure) throw this.wrap(this.failure);
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.wrap(this.failure);
+  }
+
+  private wrap(e: Error): HistoryError {
+    return new HistoryError(`cannot write history ${this.path}: ${describeFsError(e)}`, { path: this.path }, { cause: e });
+  }
+}
+
+/** Keeps events in memory (tests, and runs that check without writing a file). */
+export class MemoryHistory implements HistorySink {
+  readonly events: HistoryEvent[] = [];
+  record(event: HistoryEvent): boolean {
+    checkRecordable(event, this.events.length, 'in memory');
+    this.events.push(event);
+    return true;
+  }
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

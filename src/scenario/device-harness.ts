@@ -1,0 +1,519 @@
+/**
+ * The Harness over a real device: adb (through AndroidDevice and src/android/) and the fixture
+ * server. One instance per scenario and trial; the session (device-session.ts) owns the
+ * device-wide state (fixture server, logcat stream, saved state) and lends it.
+ */
+import { performance } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
+import type { AndroidDevice } from '../device/android-device.js';
+import type { Config } from '../config/types.js';
+import type { FixtureServer, JournalEntry } from '../feed/fixture-server.js';
+import type { FeedItem } from '../feed/feed-items.js';
+import { truncateToSecond } from '../feed/feed-items.js';
+import type { HistoryEvent, RunOutcome as HistoryRunOutcome } from '../history/events.js';
+import { DedupVerifyError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
+import { forceStop, killApp, sendBroadcast, startActivity } from '../android/activity.js';
+import { deleteRows, readTableRows, pullDatabase, withDatabase } from '../android/app-data.js';
+import { quoteSqlIdentifier } from '../android/names.js';
+import { readDeviceTimeMs, setDeviceTime } from '../android/clock.js';
+import { findJob, getJobState, runJob, WORKMANAGER_JOB_SERVICE } from '../android/job-scheduler.js';
+import { FeedItemIndex } from '../android/notification-mapping.js';
+import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
+import { parseNmsWarning } from '../android/parsers/nms-warnings.js';
+import { readWorkSnapshot, nextRunTime } from './work-state.js';
+import type {
+  DbSnapshot,
+  FaultPlan,
+  Finding,
+  ForceRunOptions,
+  Harness,
+  ItemSpec,
+  Journal,
+  RunOutcome,
+  RunResult,
+  ServedItem,
+  ServerEffect,
+  WorkSnapshot,
+} from './harness.js';
+import type { LogObserver, ObservedLine } from './log-observer.js';
+import type { ReproStep } from './actions.js';
+import { renderFeed } from '../feed/render-feed.js';
+
+interface JobRef {
+  readonly id: number;
+  readonly namespace: string | null;
+}
+
+/** What the session lends each harness. */
+export interface SessionContext {
+  readonly device: AndroidDevice;
+  readonly config: Config;
+  readonly apiLevel: number;
+  readonly server: FixtureServer;
+  readonly observer: LogObserver;
+  /** Base of every link served in this session: unique, so earlier rows never interfere. */
+  readonly linkBase: string;
+  /** Directory for backups made during the session (kept until the session restores them). */
+  readonly backupDir: string;
+  /** Next run number (runs are numbered across the session, so histories concatenate). */
+  nextRun(): number;
+  /** Called when the app's database was changed by the harness (restore it at the end). */
+  markDatabaseChanged(): void;
+  progress(text: string): void;
+  /** Aborted on SIGINT/SIGTERM: the scenario stops at its next step. */
+  readonly signal: AbortSignal;
+}
+
+/** Result line of androidx WorkerWrapper (androidx `work/work-runtime/.../WorkerWrapper.kt`, INFO, tag WM-WorkerWrapper). */
+const RESULT_LINE = /^Worker result (SUCCESS|RETRY|FAILURE) for Work \[ id=([0-9a-fA-F-]+)/;
+const RESULT_OUTCOME: Record<string, HistoryRunOutcome> = { SUCCESS: 'success', RETRY: 'retry', FAILURE: 'failure' };
+/** How long a forced run may take to show any sign of life before it counts as refused. */
+const REFUSED_AFTER_MS = 5_000;
+
+export class DeviceHarness implements Harness {
+  readonly config: Config;
+  readonly apiLevel: number;
+  readonly notes: string[] = [];
+  readonly findings: Finding[] = [];
+  readonly events: HistoryEvent[] = [];
+  /** What was done, for repro/<scenario>.sh. */
+  readonly repro: ReproStep[] = [];
+  private readonly index = new Map<string, { key: string; title: string }>();
+  private readonly served = new Map<string, ServedItem>();
+  private storedKeys: Set<string> | undefined;
+  private readonly started = performance.now();
+  private journalStart: number;
+
+  constructor(
+    private readonly ctx: SessionContext,
+    private readonly scenario: string,
+  ) {
+    this.config = ctx.config;
+    this.apiLevel = ctx.apiLevel;
+    this.journalStart = ctx.server.journal().length;
+  }
+
+  private get device(): AndroidDevice {
+    return this.ctx.device;
+  }
+  private get pkg(): string {
+    return this.config.app.package;
+  }
+
+  step(text: string): void {
+    this.throwIfAborted();
+    this.ctx.progress(text);
+  }
+
+  private throwIfAborted(): void {
+    if (this.ctx.signal.aborted) {
+      throw new DedupVerifyError(ErrorCode.Internal, `stopped: ${describeError(this.ctx.signal.reason)}`);
+    }
+  }
+  note(text: string): void {
+    this.notes.push(text);
+  }
+  finding(f: Finding): void {
+    this.findings.push(f);
+  }
+
+  private record(event: HistoryEvent): void {
+    this.events.push(event);
+  }
+
+  // ---------------------------------------------------------------- feed and server
+
+  private linkFor(label: string): string {
+    return `${this.ctx.linkBase}/${this.scenario}/${encodeURIComponent(label)}`;
+  }
+
+  async serveFeed(items: readonly ItemSpec[]): Promise<readonly ServedItem[]> {
+    const now = await this.deviceNow();
+    const feed: FeedItem[] = [];
+    const served: ServedItem[] = [];
+    for (const spec of items) {
+      const link = spec.link === 'missing' ? null : spec.link === 'empty' ? '' : this.linkFor(spec.label);
+      const title = spec.title ?? spec.label;
+      let publishedAt: number;
+      if (spec.rawDate !== undefined) {
+        feed.push({ link, title, published: { kind: 'raw', text: spec.rawDate } });
+        publishedAt = 0;
+      } else {
+        const at = truncateToSecond(spec.atMs ?? now - (spec.ageMs ?? 0));
+        feed.push({ link, title, published: { kind: 'at', ms: at } });
+        publishedAt = at;
+      }
+      const item: ServedItem = { label: spec.label, item: link ?? '', title, publishedAt };
+      served.push(item);
+      const previous = this.served.get(spec.label);
+      if (!previous || previous.title !== item.title || previous.publishedAt !== item.publishedAt || previous.item !== item.item) {
+        this.record({ type: 'published', t: now, item: item.item, publishedAt, title });
+      }
+      this.served.set(spec.label, item);
+      this.index.set(`${item.item}\u0000${title}`, { key: item.item, title });
+    }
+    const xml = renderFeed(this.config.feed.format, feed);
+    this.ctx.server.setFeed({ xml });
+    this.repro.push({ kind: 'feed', t: now, xml, note: served.map((s) => `${s.label}${s.publishedAt === 0 ? ' (bad date)' : ''}`).join(', ') });
+    return served;
+  }
+
+  fault(route: 'feed' | 'receipts', plan: FaultPlan): void {
+    this.ctx.server.setFault(this.routePath(route), plan);
+    this.repro.push({ kind: 'fault', t: Date.now(), route: this.routePath(route), plan: JSON.stringify(plan) });
+  }
+  clearFaults(): void {
+    this.ctx.server.clearFaults();
+    this.repro.push({ kind: 'fault', t: Date.now(), route: '*', plan: 'none' });
+  }
+  private routePath(route: 'feed' | 'receipts'): string {
+    return route === 'feed' ? this.config.feed.path : this.config.backend.path;
+  }
+  journal(route: 'feed' | 'receipts'): readonly Journal[] {
+    const path = this.routePath(route);
+    return this.ctx.server
+      .journal()
+      .slice(this.journalStart)
+      .filter((j) => stripQuery(j.path) === path)
+      .map((j) => ({ method: j.method, path: j.path, status: j.status, headers: j.headers, body: j.body, ...(j.dropped ? { dropped: true } : {}) }));
+  }
+  effects(): readonly ServerEffect[] {
+    const first = this.ctx.server.journal()[this.journalStart]?.seq ?? Number.POSITIVE_INFINITY;
+    return this.ctx.server
+      .effects()
+      .filter((e) => e.seq >= first)
+      .map((e) => ({ key: e.key, link: e.link }));
+  }
+
+  // ---------------------------------------------------------------- clock
+
+  deviceNow(): Promise<number> {
+    return readDeviceTimeMs(this.device);
+  }
+
+  async advanceClock(ms: number): Promise<void> {
+    const now = await this.deviceNow();
+    await this.setClock(now + ms);
+  }
+
+  private async setClock(ms: number): Promise<void> {
+    await setDeviceTime(this.device, ms);
+    this.repro.push({ kind: 'adb-shell', t: ms, argv: ['cmd', 'alarm', 'set-time', String(ms)], note: `clock to ${new Date(ms).toISOString()}` });
+  }
+
+  async openGuard(): Promise<number> {
+    const now = await this.deviceNow();
+    const work = await this.readWork();
+    const spec = work.namedSpecs[0];
+    if (!spec) return now;
+    const due = nextRunTime(spec);
+    if (now >= due) return now;
+    const target = due + 1_000;
+    await this.setClock(target);
+    this.note(`clock moved from ${new Date(now).toISOString()} to ${new Date(target).toISOString()} (next run due ${new Date(due).toISOString()})`);
+    return target;
+  }
+
+  // ---------------------------------------------------------------- the forced run (DESIGN.md §3)
+
+  async forceRun(options: ForceRunOptions = {}): Promise<RunResult> {
+    this.throwIfAborted();
+    const probe = options.probe === true;
+    const run = probe ? 0 : this.ctx.nextRun();
+    const evidence: string[] = [];
+    if (!probe) await this.openGuard();
+    const work = await this.readWork();
+    const spec = work.namedSpecs[0];
+    const deviceTime = await this.deviceNow();
+    if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
+    const journalFrom = this.ctx.server.journal().length;
+    const logFrom = this.ctx.observer.position;
+
+    const finish = async (outcome: RunOutcome, extra: string[] = []): Promise<RunResult> => {
+      evidence.push(...extra);
+      return this.collect({ run, probe, outcome, deviceTime, journalFrom, logFrom, evidence });
+    };
+
+    if (!spec || spec.systemId === undefined) {
+      return finish('refused', [`no scheduled job for the unique work "${this.config.work.uniqueName}" (WorkSpec ${spec ? 'without SystemIdInfo' : 'missing'})`]);
+    }
+    const job = await findJob(this.device, { pkg: this.pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE });
+    if (!job) {
+      return finish('refused', [`job ${spec.systemId} of ${this.pkg} is not registered with JobScheduler (dumpsys jobscheduler ${this.pkg})`]);
+    }
+    const kill = options.killAt;
+    if (kill) this.ctx.server.setFault(this.routePath(kill.route), { hold: true, passFirst: kill.nth - 1 });
+    const started = await runJob(this.device, { pkg: this.pkg, id: spec.systemId, namespace: job.namespace, force: true });
+    this.repro.push({ kind: 'adb-shell', t: deviceTime, argv: started.command, note: probe ? 'probe: this run must be refused' : `forced run ${run}` });
+    evidence.push(`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`);
+    if (started.result.kind !== 'running') {
+      if (kill) this.ctx.server.release();
+      return finish('refused');
+    }
+
+    if (kill) {
+      try {
+        const held = await this.ctx.server.waitForHeld(1, this.config.timeouts.runMs);
+        evidence.push(`held ${held[0]?.method ?? ''} ${held[0]?.path ?? ''} (request ${held[0]?.seq ?? '?'}) at the kill point`);
+      } catch (e) {
+        this.ctx.server.release();
+        if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }));
+        throw e;
+      }
+      if (kill.kill === 'force-stop') await forceStop(this.device, this.pkg);
+      else await killApp(this.device, this.pkg);
+      this.repro.push({ kind: 'kill', t: deviceTime, argv: ['am', kill.kill === 'force-stop' ? 'force-stop' : 'kill', this.pkg], heldRequest: `request ${kill.nth} to ${this.routePath(kill.route)}` });
+      evidence.push(`$ am ${kill.kill === 'force-stop' ? 'force-stop' : 'kill'} ${this.pkg}`);
+      this.ctx.server.release();
+      await this.ctx.observer.sync(this.config.timeouts.commandMs);
+      return finish('killed');
+    }
+    const outcome = await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace });
+    this.repro.push({ kind: 'wait', t: deviceTime, what: `WM-WorkerWrapper "Worker result" line (this run: ${outcome})` });
+    return finish(outcome);
+  }
+
+  /**
+   * Waits for the end of a started run: WorkManager's result line for the WorkSpec. A run that
+   * shows no sign of life (no result line, no fetch, job not active) is refused: WorkerWrapper
+   * delayed it ("before schedule"), which it logs only at DEBUG.
+   */
+  private async settle(run: number, logFrom: number, journalFrom: number, workId: string, job: JobRef): Promise<RunOutcome> {
+    const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.exec(l.message)?.[2] === workId;
+    const resultLine = this.ctx.observer.waitFor(logFrom, isResult, this.config.timeouts.runMs, `WM-WorkerWrapper result for run ${run}`);
+    resultLine.catch(() => undefined);
+    const deadline = performance.now() + REFUSED_AFTER_MS;
+    let delayMs = 50;
+    for (;;) {
+      const done = await Promise.race([resultLine.then((l) => l), delay(delayMs).then(() => null)]);
+      if (done) return RESULT_OUTCOME[RESULT_LINE.exec(done.message)?.[1] ?? ''] ?? 'success';
+      const fetched = this.ctx.server.journal().length > journalFrom;
+      if (!fetched && performance.now() > deadline && !(await this.jobActive(job))) {
+        await this.ctx.observer.sync(this.config.timeouts.commandMs);
+        const late = this.ctx.observer.since(logFrom).find(isResult);
+        if (late) return RESULT_OUTCOME[RESULT_LINE.exec(late.message)?.[1] ?? ''] ?? 'success';
+        if (this.ctx.server.journal().length === journalFrom) return 'refused';
+      }
+      if (fetched) {
+        const line = await resultLine;
+        return RESULT_OUTCOME[RESULT_LINE.exec(line.message)?.[1] ?? ''] ?? 'success';
+      }
+      delayMs = Math.min(delayMs * 2, 400);
+    }
+  }
+
+  /** True while JobScheduler reports the job as running (the worker may be slow to fetch). */
+  private async jobActive(job: JobRef): Promise<boolean> {
+    const state = await getJobState(this.device, { pkg: this.pkg, id: job.id, namespace: job.namespace });
+    return state.kind === 'known' && state.states.includes('active');
+  }
+
+  /** Turns what the stream, the server and the database saw during a run into history events. */
+  private async collect(r: {
+    run: number;
+    probe: boolean;
+    outcome: RunOutcome;
+    deviceTime: number;
+    journalFrom: number;
+    logFrom: number;
+    evidence: string[];
+  }): Promise<RunResult> {
+    const posted: string[] = [];
+    const updated: string[] = [];
+    const fetchStatuses: number[] = [];
+    const index = new FeedItemIndex(this.index.values());
+    const lines = this.ctx.observer.since(r.logFrom);
+    for (const line of lines) {
+      if (line.tag === 'notification_enqueue') {
+        const e = parseNotificationEnqueue(line.message);
+        if (!e || e.pkg !== this.pkg || e.status === 'ignored') continue;
+        const mapping = index.map({ id: e.id, tag: e.tag }, this.config.notifications.match, null);
+        const item = mapping.kind === 'mapped' ? mapping.item : await this.mapByContent(index, e.id, e.tag);
+        (e.status === 'post' ? posted : updated).push(item);
+        if (!r.probe) this.record({ type: 'notified', t: line.timeMs ?? r.deviceTime, run: r.run, item, status: e.status, evidence: [line.raw] });
+      } else if (line.tag === 'NotificationService') {
+        const w = parseNmsWarning(line.message);
+        if (w && 'pkg' in w && w.pkg === this.pkg) {
+          r.evidence.push(line.raw);
+          if (!r.probe && w.kind !== 'no-channel') this.record({ type: 'shed', t: line.timeMs ?? r.deviceTime, item: '', run: r.run, evidence: [line.raw] });
+        }
+      } else if (line.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(line.message)) {
+        r.evidence.push(line.raw);
+      }
+    }
+    for (const j of this.ctx.server.journal().slice(r.journalFrom)) {
+      if (stripQuery(j.path) !== this.config.feed.path) continue;
+      fetchStatuses.push(j.status);
+      if (!r.probe) this.record({ type: 'fetched', t: j.t, run: r.run, items: [...(j.itemsServed ?? [])], status: j.status, evidence: [journalLine(j)] });
+    }
+    const stored = await this.newStoredKeys();
+    if (!r.probe) {
+      const t = await this.deviceNow();
+      for (const item of stored) this.record({ type: 'stored', t, run: r.run, item });
+      this.record({ type: 'run-finished', t, run: r.run, outcome: r.outcome, evidence: r.evidence.slice(-5) });
+    }
+    return { run: r.run, outcome: r.outcome, deviceTime: r.deviceTime, posted, updated, stored, fetchStatuses, evidence: r.evidence };
+  }
+
+  /** A post whose id/tag maps to no served item: ask NotificationManager for its content. */
+  private async mapByContent(index: FeedItemIndex, id: number, tag: string | null): Promise<string> {
+    const key = `0|${this.pkg}|${id}|${tag ?? 'null'}|`;
+    const list = await this.device.shell(['cmd', 'notification', 'list']);
+    const full = list.stdout
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith(key));
+    if (full) {
+      const got = await this.device.shell(['cmd', 'notification', 'get', full]);
+      const text = got.stdout.toString('utf8');
+      const title = /android\.title=\w+ \((.*)\)$/m.exec(text)?.[1] ?? null;
+      const body = /android\.text=\w+ \((.*)\)$/m.exec(text)?.[1] ?? null;
+      const mapped = index.map({ id, tag }, 'title', { title, text: body });
+      if (mapped.kind === 'mapped') return mapped.item;
+    }
+    return `?id=${id}${tag === null ? '' : `&tag=${tag}`}`;
+  }
+
+  private async newStoredKeys(): Promise<string[]> {
+    const keys = await this.readKeys();
+    const before = this.storedKeys ?? new Set<string>();
+    const fresh = [...keys].filter((k) => !before.has(k));
+    this.storedKeys = keys;
+    return fresh;
+  }
+
+  private async readKeys(): Promise<Set<string>> {
+    const { file, table, keyColumn } = this.config.database;
+    try {
+      const rows = await readTableRows(this.device, { pkg: this.pkg, db: file, table });
+      return new Set(rows.map((row) => row[keyColumn]).filter((k): k is string => typeof k === 'string'));
+    } catch (e) {
+      if (hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message)) return new Set();
+      throw e;
+    }
+  }
+
+  /** Called by the runner before the scenario: what is already stored is not "stored" by a run. */
+  async primeStoredKeys(): Promise<void> {
+    this.storedKeys = await this.readKeys();
+  }
+
+  // ---------------------------------------------------------------- app and data
+
+  async forgetRows(items: 'all' | readonly string[]): Promise<void> {
+    const { file, table, keyColumn } = this.config.database;
+    const keys = items === 'all' ? [...this.served.values()].map((s) => s.item) : [...items];
+    const marks = keys.map(() => '?').join(', ');
+    const result = await deleteRows(this.device, {
+      pkg: this.pkg,
+      db: file,
+      table,
+      where: `${quoteSqlIdentifier(keyColumn)} IN (${marks})`,
+      params: keys,
+      backupDir: `${this.ctx.backupDir}/forget-${randomUUID()}`,
+    });
+    this.ctx.markDatabaseChanged();
+    this.note(`deleted ${result.deletedRows} row(s) from ${table}; ${result.remainingRows} remain; backup in ${result.backup.dir}`);
+    this.record({ type: 'forgotten', t: await this.deviceNow(), items: keys });
+    this.repro.push({
+      kind: 'adb-shell',
+      t: Date.now(),
+      argv: ['run-as', this.pkg, 'sqlite3', file, `DELETE FROM ${quoteSqlIdentifier(table)} WHERE ${quoteSqlIdentifier(keyColumn)} IN (${keys.map((k) => `'${k.replaceAll("'", "''")}'`).join(', ')})`],
+      note: 'delete the recorded rows (with the app stopped; needs sqlite3 on the device, else pull, edit and push the database)',
+    });
+    this.storedKeys = await this.readKeys();
+    await this.startApp();
+  }
+
+  async clearAppData(): Promise<void> {
+    this.ctx.markDatabaseChanged();
+    const out = await this.device.shellText(['pm', 'clear', this.pkg]);
+    this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['pm', 'clear', this.pkg] });
+    this.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
+    this.record({ type: 'forgotten', t: await this.deviceNow(), items: 'all' });
+    this.storedKeys = new Set();
+  }
+
+  async startApp(): Promise<void> {
+    const activity = this.config.app.launchActivity ?? '.MainActivity';
+    const component = activity.includes('/') ? activity : `${this.pkg}/${activity}`;
+    await startActivity(this.device, component);
+    this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['am', 'start', '-n', component] });
+    await this.waitForJob();
+  }
+
+  async forceStop(): Promise<void> {
+    await forceStop(this.device, this.pkg);
+    this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['am', 'force-stop', this.pkg] });
+  }
+
+  async startProcessWithoutActivity(): Promise<void> {
+    // WorkManager's diagnostics receiver is exported (permission DUMP, which the shell holds):
+    // the broadcast starts the process without any activity (android-facts.md §4.7).
+    await sendBroadcast(this.device, {
+      action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
+      pkg: this.pkg,
+      includeStoppedPackages: true,
+    });
+    this.repro.push({
+      kind: 'adb-shell',
+      t: Date.now(),
+      argv: ['am', 'broadcast', '-a', 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', '-p', this.pkg, '--include-stopped-packages'],
+      note: 'start the process without an activity',
+    });
+    await this.waitForJob();
+  }
+
+  /** The app schedules its work when its process starts; wait until JobScheduler has the job. */
+  private async waitForJob(): Promise<void> {
+    const deadline = performance.now() + this.config.timeouts.runMs;
+    let delayMs = 25;
+    for (;;) {
+      const work = await this.readWork().catch(() => undefined);
+      const id = work?.namedSpecs[0]?.systemId;
+      if (id !== undefined && (await findJob(this.device, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE }))) return;
+      if (performance.now() > deadline) {
+        throw new TimeoutError(
+          `${this.pkg} did not schedule its periodic work "${this.config.work.uniqueName}" within ${this.config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
+          this.config.timeouts.runMs,
+        );
+      }
+      await delay(delayMs);
+      delayMs = Math.min(delayMs * 2, 500);
+    }
+  }
+
+  readWork(): Promise<WorkSnapshot> {
+    return readWorkSnapshot(this.device, this.config);
+  }
+
+  async readDatabase(): Promise<DbSnapshot> {
+    const { file, table, keyColumn } = this.config.database;
+    const pulled = await pullDatabase(this.device, { pkg: this.pkg, db: file, hostDir: `${this.ctx.backupDir}/read-${randomUUID()}` });
+    const keys = withDatabase(pulled.dbPath, true, (db) =>
+      (db.prepare(`SELECT ${quoteSqlIdentifier(keyColumn)} AS k FROM ${quoteSqlIdentifier(table)}`).all() as { k: unknown }[]).map((r) =>
+        typeof r.k === 'string' ? r.k : null,
+      ),
+    );
+    return { copyPath: pulled.dbPath, keys };
+  }
+
+  get elapsedMs(): number {
+    return performance.now() - this.started;
+  }
+}
+
+function stripQuery(path: string): string {
+  const q = path.indexOf('?');
+  return q < 0 ? path : path.slice(0, q);
+}
+
+function journalLine(j: JournalEntry): string {
+  return `${j.method} ${j.path} → ${j.dropped ? 'dropped' : j.status}${j.fault ? ` (fault ${j.fault})` : ''}`;
+}
+
+/** Backoff between polls of a device state that has no event (job registration). */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

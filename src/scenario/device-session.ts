@@ -1,0 +1,190 @@
+/**
+ * One device, leased for a run: saves its state, starts the fixture server, the reverse rule
+ * and the logcat stream, runs scenarios one after another with a fresh Harness each, and puts
+ * everything back at the end (also on SIGINT/SIGTERM through `close`).
+ */
+import { performance } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { AndroidDevice } from '../device/android-device.js';
+import type { Config } from '../config/types.js';
+import { DedupVerifyError, ErrorCode, describeError, isDedupVerifyError } from '../errors.js';
+import { startFixtureServer, type FixtureServer } from '../feed/fixture-server.js';
+import { checkHistory } from '../checker/check-history.js';
+import type { HistoryEvent } from '../history/events.js';
+import type { ReportAnomaly, ScenarioReport } from '../report/types.js';
+import { mergeVerdicts } from '../checker/verdict.js';
+import { emptyCounts } from '../checker/types.js';
+import { assertRunAs } from '../android/app-data.js';
+import { isPackageInstalled } from '../android/packages.js';
+import { getSdkLevel } from '../android/properties.js';
+import { readDeviceTimeMs, setAutoTime } from '../android/clock.js';
+import { forceStop, sendBroadcast } from '../android/activity.js';
+import { DeviceHarness, type SessionContext } from './device-harness.js';
+import { LogObserver } from './log-observer.js';
+import { restoreDevice, saveDeviceState, type RestoreReport, type SavedDeviceState } from './hygiene.js';
+import type { Scenario } from './types.js';
+import type { ReproStep } from './actions.js';
+
+export interface SessionOptions {
+  readonly device: AndroidDevice;
+  readonly config: Config;
+  readonly adb: { readonly host: string; readonly port: number };
+  readonly progress: (text: string) => void;
+  readonly journalPath?: string;
+  /** Aborted on SIGINT/SIGTERM: the running scenario stops at its next step. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ScenarioOutcome {
+  readonly report: ScenarioReport;
+  readonly events: readonly HistoryEvent[];
+  readonly allowedDuplicates: number;
+  /** What the harness did, for repro/<scenario>.sh. */
+  readonly repro: readonly ReproStep[];
+}
+
+export class DeviceSession {
+  private runCounter = 0;
+  private closed = false;
+
+  private constructor(
+    readonly device: AndroidDevice,
+    readonly config: Config,
+    readonly apiLevel: number,
+    private readonly server: FixtureServer,
+    private readonly observer: LogObserver,
+    private readonly state: SavedDeviceState,
+    private readonly progress: (text: string) => void,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Checks the app, saves the device state, and sets up the server, reverse rule and stream. */
+  static async open(options: SessionOptions): Promise<DeviceSession> {
+    const { device, config } = options;
+    const pkg = config.app.package;
+    options.progress(`${device.serial}: checking ${pkg}`);
+    const apiLevel = await getSdkLevel(device);
+    if (!(await isPackageInstalled(device, pkg))) {
+      throw new DedupVerifyError(
+        ErrorCode.DeviceCommand,
+        `${pkg} is not installed on ${device.serial}. Install a debuggable build (e.g. \`./gradlew installDebug\`) or fix app.package in the config.`,
+      );
+    }
+    await assertRunAs(device, pkg);
+    options.progress(`${device.serial}: saving the device state`);
+    const state = await saveDeviceState(device, { adb: options.adb, pkg, databaseFile: config.database.file, devicePort: config.feed.devicePort });
+    let server: FixtureServer | undefined;
+    let observer: LogObserver | undefined;
+    try {
+      await setAutoTime(device, '0');
+      server = await startFixtureServer({
+        port: 0,
+        feedPath: config.feed.path,
+        receiptsPath: config.backend.path,
+        idempotencyHeader: config.backend.idempotencyHeader,
+        ...(options.journalPath !== undefined ? { journalPath: options.journalPath } : {}),
+      });
+      await device.reverse(config.feed.devicePort, server.port);
+      observer = await LogObserver.start(device, await readDeviceTimeMs(device));
+      return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal);
+    } catch (e) {
+      await observer?.stop().catch(() => undefined);
+      await server?.close().catch(() => undefined);
+      await restoreDevice(device, state);
+      throw e;
+    }
+  }
+
+  /** Runs one scenario; never throws for a finding or an infrastructure failure of the scenario. */
+  async runScenario(scenario: Scenario, repeat: number): Promise<ScenarioOutcome> {
+    const started = performance.now();
+    const label = repeat > 1 ? `${scenario.name}#${repeat}` : scenario.name;
+    const context: SessionContext = {
+      device: this.device,
+      config: this.config,
+      apiLevel: this.apiLevel,
+      server: this.server,
+      observer: this.observer,
+      linkBase: `https://feed.dedup-verify.test/${randomUUID().slice(0, 8)}`,
+      backupDir: join(this.state.backupDir, 'work'),
+      nextRun: () => ++this.runCounter,
+      markDatabaseChanged: () => undefined,
+      signal: this.signal,
+      progress: (text) => this.progress(`${this.device.serial} ${label} [${((performance.now() - started) / 1000).toFixed(1)}s] ${text}`),
+    };
+    const h = new DeviceHarness(context, label);
+    const allowedDuplicates = scenario.allowedDuplicates ?? this.config.allowedDuplicates;
+    let error: string | undefined;
+    try {
+      context.progress('setting up: restart the app, open the schedule guard');
+      if (scenario.needs.minApi !== undefined && this.apiLevel < scenario.needs.minApi) {
+        return this.skipped(scenario, `needs API ${scenario.needs.minApi}, device has ${this.apiLevel}`, started);
+      }
+      await h.forceStop();
+      await h.startApp();
+      await h.primeStoredKeys();
+      await h.openGuard();
+      await scenario.run(h);
+    } catch (e) {
+      error = describeError(e);
+      if (!isDedupVerifyError(e) && e instanceof Error && e.stack) h.note(e.stack);
+    } finally {
+      this.server.clearFaults();
+      this.server.release();
+    }
+    const check = checkHistory(h.events, { windowMs: this.config.windowMs, allowedDuplicates });
+    const findings: ReportAnomaly[] = h.findings.map(({ evidence, ...f }) => ({ ...f, ...(evidence ? { evidence: [...evidence] } : {}) }));
+    const verdict = error !== undefined ? 'unknown' : mergeVerdicts([check.verdict, findings.length > 0 ? 'fail' : 'pass']);
+    const errorText = error ?? check.error;
+    const report: ScenarioReport = {
+      name: scenario.name,
+      device: this.device.serial,
+      verdict: error !== undefined && check.verdict === 'fail' ? 'fail' : verdict,
+      durationMs: Math.round(performance.now() - started),
+      counts: check.counts,
+      anomalies: [...check.anomalies, ...findings],
+      ...(repeat > 1 ? { repeat } : {}),
+      ...(errorText !== undefined ? { error: errorText } : {}),
+      ...(h.notes.length > 0 ? { evidence: [...h.notes] } : {}),
+    };
+    return { report, events: h.events, allowedDuplicates, repro: h.repro };
+  }
+
+  private skipped(scenario: Scenario, why: string, started: number): ScenarioOutcome {
+    return {
+      report: {
+        name: scenario.name,
+        device: this.device.serial,
+        verdict: 'skipped',
+        durationMs: Math.round(performance.now() - started),
+        counts: emptyCounts(),
+        anomalies: [],
+        error: why,
+      },
+      events: [],
+      allowedDuplicates: 0,
+      repro: [],
+    };
+  }
+
+  /** Puts the device back as it was found. Idempotent. */
+  async close(): Promise<RestoreReport> {
+    if (this.closed) return { problems: [] };
+    this.closed = true;
+    this.progress(`${this.device.serial}: restoring the device`);
+    await this.observer.stop().catch(() => undefined);
+    this.server.release();
+    await this.server.close().catch(() => undefined);
+    const report = await restoreDevice(this.device, this.state);
+    // The force-stop of the restore cancelled the app's jobs; a broadcast lets WorkManager
+    // reschedule them without opening any screen (android-facts.md §4.7).
+    await forceStop(this.device, this.config.app.package).catch(() => undefined);
+    await sendBroadcast(this.device, {
+      action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
+      pkg: this.config.app.package,
+      includeStoppedPackages: true,
+    }).catch(() => undefined);
+    return report;
+  }
+}

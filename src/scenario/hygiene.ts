@@ -1,0 +1,192 @@
+/**
+ * Leave the device as it was found (DESIGN.md §8). Before a session changes anything global,
+ * it records what it will change: auto_time and the clock, the adb reverse rules, the app's
+ * database and shared preferences. The record is written to a state file first, so that
+ * `dedup-verify restore` can finish the job after a crash; `restoreDevice` puts everything
+ * back and is safe to run twice.
+ */
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { AndroidDevice, ReverseRule } from '../device/android-device.js';
+import { DedupVerifyError, ErrorCode, describeError, hasErrorCode } from '../errors.js';
+import { forceStop } from '../android/activity.js';
+import { backupDatabase, databasePath, readAppFile, removeAppFiles, restoreDatabase, writeAppFile, type DatabaseBackup } from '../android/app-data.js';
+import { restoreClock, saveClock, type ClockSnapshot } from '../android/clock.js';
+import { isNoSuchFile } from '../android/parsers/run-as.js';
+
+export interface SavedDeviceState {
+  readonly version: 1;
+  readonly serial: string;
+  readonly adb: { readonly host: string; readonly port: number };
+  readonly pkg: string;
+  readonly savedAt: string;
+  readonly clock: ClockSnapshot;
+  readonly reverses: readonly ReverseRule[];
+  /** The device port of the reverse rule this session adds. */
+  readonly devicePort: number;
+  /** Directory holding the backups (database, shared prefs). */
+  readonly backupDir: string;
+  /** null: the app had no database yet (restore removes what the session created). */
+  readonly database: DatabaseBackup | null;
+  readonly databaseFile: string;
+  /** shared_prefs file names that existed (their bytes are in backupDir/shared_prefs/). */
+  readonly sharedPrefs: readonly string[];
+}
+
+/** `$XDG_STATE_HOME/dedup-verify` (default ~/.local/state/dedup-verify). */
+export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env['XDG_STATE_HOME'] && env['XDG_STATE_HOME'] !== '' ? env['XDG_STATE_HOME'] : join(homedir(), '.local', 'state');
+  return join(base, 'dedup-verify');
+}
+
+export function stateDirFor(serial: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateRoot(env), serial.replace(/[^A-Za-z0-9._-]/g, '_'));
+}
+
+const STATE_FILE = 'state.json';
+
+export async function readSavedState(serial: string, env: NodeJS.ProcessEnv = process.env): Promise<SavedDeviceState | null> {
+  try {
+    return JSON.parse(await readFile(join(stateDirFor(serial, env), STATE_FILE), 'utf8')) as SavedDeviceState;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new DedupVerifyError(ErrorCode.Restore, `The state file of ${serial} in ${stateDirFor(serial, env)} is unreadable: ${describeError(e)}`, { cause: e });
+  }
+}
+
+/** Serials with a state file left behind by an interrupted run. */
+export async function listSavedStates(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  try {
+    const dirs = await readdir(stateRoot(env));
+    const found: string[] = [];
+    for (const d of dirs) {
+      try {
+        const s = JSON.parse(await readFile(join(stateRoot(env), d, STATE_FILE), 'utf8')) as SavedDeviceState;
+        found.push(s.serial);
+      } catch {
+        // not a state directory
+      }
+    }
+    return found;
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Records the device state and backs up the app's data. Refuses to start when an earlier run
+ * left a state file: that device has not been restored yet.
+ */
+export async function saveDeviceState(
+  device: AndroidDevice,
+  options: { adb: { host: string; port: number }; pkg: string; databaseFile: string; devicePort: number; env?: NodeJS.ProcessEnv },
+): Promise<SavedDeviceState> {
+  const env = options.env ?? process.env;
+  const dir = stateDirFor(device.serial, env);
+  if (await readSavedState(device.serial, env)) {
+    throw new DedupVerifyError(
+      ErrorCode.Restore,
+      `${device.serial} was not restored after an earlier run (state in ${dir}). Run \`dedup-verify restore --device ${device.serial}\` first.`,
+    );
+  }
+  await mkdir(dir, { recursive: true });
+  const backupDir = join(dir, 'backup');
+  await rm(backupDir, { recursive: true, force: true });
+  await mkdir(backupDir, { recursive: true });
+  const clock = await saveClock(device);
+  const reverses = await device.listReverses();
+  let database: DatabaseBackup | null = null;
+  try {
+    database = await backupDatabase(device, { pkg: options.pkg, db: options.databaseFile, backupDir: join(backupDir, 'database') });
+  } catch (e) {
+    if (!(hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message))) throw e;
+  }
+  const sharedPrefs = await backupSharedPrefs(device, options.pkg, join(backupDir, 'shared_prefs'));
+  const state: SavedDeviceState = {
+    version: 1,
+    serial: device.serial,
+    adb: options.adb,
+    pkg: options.pkg,
+    savedAt: new Date().toISOString(),
+    clock,
+    reverses,
+    devicePort: options.devicePort,
+    backupDir,
+    database,
+    databaseFile: databasePath(options.databaseFile),
+    sharedPrefs,
+  };
+  await writeFile(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+  return state;
+}
+
+async function backupSharedPrefs(device: AndroidDevice, pkg: string, dir: string): Promise<string[]> {
+  const listing = await device.shell(['run-as', pkg, 'ls', 'shared_prefs']);
+  if (listing.exitCode !== 0) {
+    if (isNoSuchFile(listing.stderr)) return [];
+    throw new DedupVerifyError(ErrorCode.DeviceCommand, `Could not list shared_prefs of ${pkg} on ${device.serial}: ${listing.stderr.trim()}`);
+  }
+  const names = listing.stdout
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.endsWith('.xml'));
+  await mkdir(dir, { recursive: true });
+  for (const name of names) {
+    const data = await readAppFile(device, pkg, `shared_prefs/${name}`);
+    if (data !== null) await writeFile(join(dir, name), data);
+  }
+  return names;
+}
+
+export interface RestoreReport {
+  /** What could not be put back; empty when the device is as it was. */
+  readonly problems: string[];
+}
+
+/** Puts back everything `saveDeviceState` recorded; each part is tried even if another fails. */
+export async function restoreDevice(device: AndroidDevice, state: SavedDeviceState, env: NodeJS.ProcessEnv = process.env): Promise<RestoreReport> {
+  const problems: string[] = [];
+  const attempt = async (what: string, work: () => Promise<void>): Promise<void> => {
+    try {
+      await work();
+    } catch (e) {
+      problems.push(`${what}: ${describeError(e)}`);
+    }
+  };
+  await attempt('stop the app', () => forceStop(device, state.pkg));
+  await attempt('restore the database', async () => {
+    if (state.database) await restoreDatabase(device, state.database);
+    else await removeAppFiles(device, state.pkg, ['', '-wal', '-shm', '-journal'].map((s) => `${state.databaseFile}${s}`));
+  });
+  await attempt('restore shared preferences', async () => {
+    const now = await device.shell(['run-as', state.pkg, 'ls', 'shared_prefs']);
+    const present = now.exitCode === 0 ? now.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l.endsWith('.xml')) : [];
+    const extra = present.filter((n) => !state.sharedPrefs.includes(n)).map((n) => `shared_prefs/${n}`);
+    await removeAppFiles(device, state.pkg, extra);
+    for (const name of state.sharedPrefs) {
+      await writeAppFile(device, state.pkg, `shared_prefs/${name}`, await readFile(join(state.backupDir, 'shared_prefs', name)));
+    }
+  });
+  await attempt('restore adb reverse rules', async () => {
+    const current = await device.listReverses();
+    const ours = `tcp:${state.devicePort}`;
+    const original = state.reverses.find((r) => r.remote === ours);
+    if (current.some((r) => r.remote === ours) && (!original || current.find((r) => r.remote === ours)?.local !== original.local)) {
+      await device.removeReverse(state.devicePort);
+    }
+    const after = await device.listReverses();
+    for (const rule of state.reverses) {
+      if (!after.some((r) => r.remote === rule.remote && r.local === rule.local)) {
+        const remote = /^tcp:(\d+)$/.exec(rule.remote)?.[1];
+        const local = /^tcp:(\d+)$/.exec(rule.local)?.[1];
+        if (remote && local) await device.reverse(Number(remote), Number(local));
+        else problems.push(`reverse rule ${rule.remote} → ${rule.local} cannot be re-created through this interface`);
+      }
+    }
+  });
+  await attempt('restore the clock and auto_time', () => restoreClock(device, state.clock));
+  if (problems.length === 0) await rm(stateDirFor(state.serial, env), { recursive: true, force: true });
+  return { problems };
+}

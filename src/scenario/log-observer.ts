@@ -1,0 +1,112 @@
+/**
+ * One logcat stream for the whole session (DESIGN.md §4): the events buffer for every
+ * `notification_enqueue`, the main buffer for WorkManager's result lines and the system buffer
+ * for NotificationManagerService's warnings. Lines are kept in arrival order with a sequence
+ * number, so a forced run takes exactly the lines between its start and its end, whatever the
+ * wall clock did in between (the clock moves; the stream is never filtered by time).
+ */
+import { randomUUID } from 'node:crypto';
+import type { AndroidDevice, StreamHandle } from '../device/android-device.js';
+import { TimeoutError } from '../errors.js';
+import { formatLogcatSince, parseLogLine, type LogLine } from '../android/parsers/logcat.js';
+
+export interface ObservedLine extends LogLine {
+  readonly seq: number;
+  readonly raw: string;
+}
+
+/** The tag of the marker lines written with `log` to sync the stream. */
+export const MARKER_TAG = 'dedup-verify';
+
+export class LogObserver {
+  private readonly lines: ObservedLine[] = [];
+  private readonly waiters = new Set<() => void>();
+  private handle: StreamHandle | undefined;
+  private ended = false;
+
+  private constructor(private readonly device: AndroidDevice) {}
+
+  /** Starts `logcat -v epoch -b main -b system -b events -T <device now>`. */
+  static async start(device: AndroidDevice, deviceNowMs: number): Promise<LogObserver> {
+    const observer = new LogObserver(device);
+    const command = ['logcat', '-v', 'epoch', '-b', 'main', '-b', 'system', '-b', 'events', '-T', formatLogcatSince(deviceNowMs)];
+    observer.handle = await device.streamShell(command, { onLine: (line) => observer.accept(line) });
+    void observer.handle.done.then(() => {
+      observer.ended = true;
+      observer.wake();
+    });
+    return observer;
+  }
+
+  /** Sequence number of the next line: lines from here on are "after now". */
+  get position(): number {
+    return this.lines.length;
+  }
+
+  /** Lines from `from` (a position) up to now. */
+  since(from: number): readonly ObservedLine[] {
+    return this.lines.slice(from);
+  }
+
+  /** Waits until a line from `from` on satisfies `predicate`; returns it. */
+  async waitFor(from: number, predicate: (line: ObservedLine) => boolean, timeoutMs: number, what: string): Promise<ObservedLine> {
+    const started = Date.now();
+    return new Promise<ObservedLine>((resolve, reject) => {
+      let scanned = from;
+      const check = (): boolean => {
+        for (; scanned < this.lines.length; scanned++) {
+          const line = this.lines[scanned];
+          if (line && predicate(line)) {
+            done();
+            resolve(line);
+            return true;
+          }
+        }
+        if (this.ended) {
+          done();
+          reject(new TimeoutError(`the logcat stream of ${this.device.serial} ended while waiting for ${what}`, Date.now() - started));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new TimeoutError(`no ${what} in logcat of ${this.device.serial} within ${timeoutMs} ms`, timeoutMs));
+      }, timeoutMs);
+      const waiter = (): void => {
+        check();
+      };
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+      };
+      if (!check()) this.waiters.add(waiter);
+    });
+  }
+
+  /**
+   * Writes a marker line on the device and waits until it comes back through the stream:
+   * every line logged before it has then been seen.
+   */
+  async sync(timeoutMs: number): Promise<void> {
+    const nonce = randomUUID();
+    const from = this.position;
+    await this.device.shellText(['log', '-p', 'i', '-t', MARKER_TAG, `sync ${nonce}`]);
+    await this.waitFor(from, (l) => l.tag === MARKER_TAG && l.message.endsWith(nonce), timeoutMs, `the sync marker ${nonce}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.handle?.stop();
+  }
+
+  private accept(raw: string): void {
+    const parsed = parseLogLine(raw);
+    if (parsed === null) return;
+    this.lines.push({ ...parsed, seq: this.lines.length, raw });
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}

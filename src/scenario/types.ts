@@ -1,0 +1,31 @@
+/**
+ * The scenario contract. A scenario is a module in src/scenarios/ (DESIGN.md §6) that drives a
+ * device only through the Harness (which speaks adb and the fixture server) and leaves its
+ * observations in the history. The verdict comes from the pure checker over that history plus
+ * the scenario's own property checks (findings are data, never exceptions).
+ */
+import type { Harness } from './harness.js';
+
+/** What a scenario needs from the device; the runner reports `skipped` when it is not there. */
+export interface ScenarioNeeds {
+  /** `adb root` must work (e.g. to set the clock with `date` when `cmd alarm` is missing). */
+  readonly root?: boolean;
+  /** A sqlite3 binary on the device. */
+  readonly sqlite3?: boolean;
+  readonly minApi?: number;
+}
+
+export interface Scenario {
+  /** Stable name (DESIGN.md §6); also the file name in src/scenarios/. */
+  readonly name: string;
+  /** One line: what the scenario proves. */
+  readonly summary: string;
+  /** The sentence of the source document the scenario comes from. */
+  readonly seed: { readonly file: string; readonly quote: string };
+  /** The reference-app bug switches this scenario must catch. */
+  readonly catches: readonly string[];
+  readonly needs: ScenarioNeeds;
+  /** Duplicates tolerated per item for this scenario's history (kill-mid-run: 1). */
+  readonly allowedDuplicates?: number;
+  run(h: Harness): Promise<void>;
+}

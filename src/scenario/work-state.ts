@@ -1,0 +1,34 @@
+/**
+ * The WorkManager state a scenario reads: the unfinished periodic WorkSpecs of the unique work
+ * and of the worker class, each with its JobScheduler id, from a pulled workdb.
+ */
+import type { AndroidDevice } from '../device/android-device.js';
+import type { Config } from '../config/types.js';
+import { findUniqueWork, readDeviceWorkDatabase } from '../android/work-db.js';
+import { calculateNextRunTime, isPeriodic, WorkState, type WorkSpecRow } from '../android/work-spec.js';
+import type { ScheduledSpec, WorkSnapshot } from './harness.js';
+
+const FINISHED: ReadonlySet<number> = new Set([WorkState.SUCCEEDED, WorkState.FAILED, WorkState.CANCELLED]);
+
+function isUnfinishedPeriodic(spec: WorkSpecRow): boolean {
+  return isPeriodic(spec) && !FINISHED.has(spec.state);
+}
+
+export async function readWorkSnapshot(device: AndroidDevice, config: Config): Promise<WorkSnapshot> {
+  const db = await readDeviceWorkDatabase(device, config.app.package);
+  const jobOf = (spec: WorkSpecRow): number | undefined =>
+    db.systemIds.find((s) => s.workSpecId === spec.id && s.generation === spec.generation)?.systemId;
+  const namedSpecs: ScheduledSpec[] = findUniqueWork(db, config.work.uniqueName)
+    .filter((u) => isUnfinishedPeriodic(u.spec))
+    .map((u) => ({ ...u.spec, systemId: u.systemId ?? undefined }));
+  const workerClass = config.work.workerClass;
+  const workerSpecs: ScheduledSpec[] = db.workSpecs
+    .filter((spec) => isUnfinishedPeriodic(spec) && (workerClass === undefined || spec.workerClassName === workerClass))
+    .map((spec) => ({ ...spec, systemId: jobOf(spec) }));
+  return { namedSpecs, workerSpecs };
+}
+
+/** When WorkerWrapper lets the next run through (androidx WorkSpec.calculateNextRunTime). */
+export function nextRunTime(spec: WorkSpecRow): number {
+  return calculateNextRunTime(spec);
+}

@@ -1,0 +1,28 @@
+import type { Scenario } from '../scenario/types.js';
+import { HOUR } from './time.js';
+
+export const backToBack: Scenario = {
+  name: 'back-to-back',
+  summary: 'Two forced runs with no feed change: the second posts nothing.',
+  seed: {
+    file: 'seeds/000_83062cdfb17c0f84.txt',
+    quote: 'Run the worker twice back-to-back with no feed change. The second run must post nothing.',
+  },
+  catches: ['no-db-check'],
+  needs: {},
+  async run(h) {
+    await h.serveFeed([1, 2, 3, 4, 5].map((n) => ({ label: `item-${n}`, title: `Back to back ${n}`, ageMs: n * HOUR })));
+    h.step('first forced run');
+    await h.forceRun();
+    // A re-notification of a notification still on screen is an update (same key), which is not
+    // a duplicate post (DESIGN.md §5); as a user would, clear them first. adb has no command that
+    // dismisses another app's notifications: force-stop removes them (NMS cancels with
+    // REASON_PACKAGE_CHANGED, android-facts.md §6), and the relaunch reschedules the work.
+    h.step('clear the notifications (force-stop, relaunch)');
+    await h.forceStop();
+    await h.startApp();
+    h.step('second forced run, same feed');
+    const second = await h.forceRun();
+    h.note(`second run posted ${second.posted.length} notification(s)`);
+  },
+};

@@ -1,0 +1,51 @@
+import type { ForceRunOptions } from '../scenario/harness.js';
+import type { Scenario } from '../scenario/types.js';
+import { HOUR } from './time.js';
+
+interface KillPoint {
+  readonly name: string;
+  readonly killAt: NonNullable<ForceRunOptions['killAt']>;
+}
+
+/**
+ * Kill points, each in a fresh round with its own items. The receipt POST sits between
+ * notify and record (docs/reference-app.md), so holding receipt N and killing there opens the
+ * notify-then-record window on item N; holding the feed kills before anything was handled.
+ */
+export const KILL_POINTS: readonly KillPoint[] = [
+  { name: 'during the feed fetch (am kill)', killAt: { route: 'feed', nth: 1, kill: 'am-kill' } },
+  { name: 'between the 1st notification and its row (am kill)', killAt: { route: 'receipts', nth: 1, kill: 'am-kill' } },
+  { name: 'between the 3rd notification and its row (force-stop, app restarted)', killAt: { route: 'receipts', nth: 3, kill: 'force-stop' } },
+];
+
+function shortName(item: string): string {
+  return item.slice(item.lastIndexOf('/') + 1);
+}
+
+export const killMidRun: Scenario = {
+  name: 'kill-mid-run',
+  summary: 'Kill the process part-way through a run, run again: nothing lost, at most one item duplicated.',
+  seed: {
+    file: 'seeds/000_83062cdfb17c0f84.txt',
+    quote:
+      'Notify-then-record leaves a narrow duplicate window. The record is written immediately after the notification is posted; a kill between the two re-notifies that one item next run. Recording first trades that for silently losing an item instead.',
+  },
+  catches: ['record-before-notify'],
+  needs: {},
+  allowedDuplicates: 1,
+  async run(h) {
+    for (const [i, point] of KILL_POINTS.entries()) {
+      if (i > 0) await h.openGuard();
+      await h.serveFeed([1, 2, 3, 4, 5].map((n) => ({ label: `k${i + 1}-item-${n}`, title: `Kill point ${i + 1}, item ${n}`, ageMs: (6 - n) * HOUR })));
+      h.step(`kill ${point.name}`);
+      const killed = await h.forceRun({ killAt: point.killAt });
+      if (point.killAt.kill === 'force-stop') await h.startApp();
+      h.step('run again after the kill');
+      const next = await h.forceRun();
+      h.note(
+        `kill point "${point.name}": killed run ${killed.run} posted [${killed.posted.map(shortName).join(', ')}] and stored [${killed.stored.map(shortName).join(', ')}]; ` +
+          `run ${next.run} posted [${next.posted.map(shortName).join(', ')}]`,
+      );
+    }
+  },
+};

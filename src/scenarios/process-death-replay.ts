@@ -1,0 +1,31 @@
+import type { Scenario } from '../scenario/types.js';
+import { HOUR } from './time.js';
+
+export const processDeathReplay: Scenario = {
+  name: 'process-death-replay',
+  summary: 'Force-stop between runs (in-memory state gone): no re-notification and no second row.',
+  seed: {
+    file: 'seeds/003_abb250718efb355d.txt',
+    quote:
+      'a 48 h replay after a listener rebind or a process restart — the set starts empty again — queued a second row for a notification already reviewed or dismissed.',
+  },
+  catches: ['memory-only-dedup'],
+  needs: {},
+  async run(h) {
+    const served = await h.serveFeed([1, 2, 3, 4].map((n) => ({ label: `item-${n}`, title: `Survives death ${n}`, ageMs: n * HOUR })));
+    h.step('first forced run');
+    await h.forceRun();
+    h.step('process death: force-stop (memory gone, notifications cleared), then relaunch');
+    await h.forceStop();
+    await h.startApp();
+    h.step('forced run in the new process');
+    await h.forceRun();
+    const db = await h.readDatabase();
+    for (const s of served) {
+      const rows = db.keys.filter((k) => k === s.item).length;
+      if (rows > 1) {
+        h.finding({ kind: 'duplicate-row', item: s.item, detail: `${rows} rows in ${h.config.database.table} carry this key after the replay` });
+      }
+    }
+  },
+};

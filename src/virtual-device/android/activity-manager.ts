@@ -1,0 +1,292 @@
+/**
+ * ActivityManagerService: app processes (pids, start, death), activities (the top one), broadcasts
+ * and the exit records ApplicationExitInfo reports.
+ *
+ * Sources (frameworks/base services/core/java/com/android/server/am/):
+ * - ActivityManagerShellCommand.java (`am start`/`force-stop`/`kill`/`broadcast` texts).
+ * - ActivityManagerService.forceStopPackage: kills the package's processes
+ *   (ApplicationExitInfo.REASON_USER_REQUESTED), marks the package stopped and sends
+ *   ACTION_PACKAGE_RESTARTED, on which JobSchedulerService cancels the package's jobs and
+ *   NotificationManagerService cancels its notifications (REASON_PACKAGE_CHANGED); android-facts §6.
+ * - ActivityManagerService.killBackgroundProcesses: only processes at or below
+ *   ProcessList.SERVICE_ADJ importance die (REASON_USER_REQUESTED, SUBREASON_KILL_BACKGROUND,
+ *   "kill background"); a process showing the top activity is not background and survives.
+ * - Broadcasts to manifest receivers skip stopped packages unless the intent carries
+ *   FLAG_INCLUDE_STOPPED_PACKAGES, and since API 26 implicit broadcasts (no package, no
+ *   component) do not reach manifest receivers ("Background execution not allowed").
+ */
+import type { AppContext, AppDefinition, AppInstance, ApplicationExitInfo, ManifestComponent } from './app-framework.js';
+import { ExitReason } from './app-framework.js';
+import { AppProcess, isProcessDeath } from './app-process.js';
+import { IntentFlag, flattenToShortString, intentToString, type ComponentName, type Intent } from './intent.js';
+import { formatUid } from './java-lang.js';
+import type { PackageManagerService, PackageState } from './package-manager.js';
+import type { SystemLog } from './system-log.js';
+import { LogPriority } from '../types.js';
+
+const TAG = 'ActivityManager';
+
+export type HostingType = 'activity' | 'service' | 'broadcast';
+
+export interface ProcessRecord {
+  readonly process: AppProcess;
+  readonly pkg: PackageState;
+  instance: AppInstance | undefined;
+  /** Resolves once Application.onCreate returned. */
+  readonly started: Promise<void>;
+  /** Activities created in this process (the task's activities). */
+  readonly activities: Set<string>;
+}
+
+/** ActivityManager.START_* results `am start` reports. */
+export const StartResult = { SUCCESS: 0, TASK_TO_FRONT: 2, DELIVERED_TO_TOP: 3, CLASS_NOT_FOUND: -92, INTENT_NOT_RESOLVED: -91 } as const;
+export type StartResult = (typeof StartResult)[keyof typeof StartResult];
+
+export interface BroadcastOutcome {
+  readonly resultCode: number;
+  readonly resultData: string | undefined;
+  readonly delivered: number;
+}
+
+export interface ActivityManagerDeps {
+  readonly log: SystemLog;
+  readonly packages: PackageManagerService;
+  now(): number;
+  elapsedRealtime(): number;
+  /** Builds the Context an app's code sees in a new process. */
+  createContext(pkg: PackageState, process: AppProcess): AppContext;
+  /** The process of `uid` died (JobScheduler reschedules its running jobs). */
+  onProcessDied(uid: number): void;
+  /** ACTION_PACKAGE_RESTARTED: jobs and notifications of the package are cancelled. */
+  onPackageRestarted(pkg: string): void;
+  /** Adds a process to the device's process table (zygote forks it); returns its pid. */
+  spawnProcess(spec: { name: string; uid: number; startMs: number; onSignal: (signal: number) => void }): { pid: number; exit(): void };
+}
+
+export class ActivityManagerService {
+  private readonly deps: ActivityManagerDeps;
+  private readonly records = new Map<string, ProcessRecord>();
+  private readonly exits = new Map<string, ApplicationExitInfo[]>();
+  /** The package whose activity is resumed on top (undefined: the launcher). */
+  private topPackage: string | undefined;
+
+  constructor(deps: ActivityManagerDeps) {
+    this.deps = deps;
+  }
+
+  /** Live app processes. */
+  processes(): ProcessRecord[] {
+    return [...this.records.values()];
+  }
+
+  processOf(pkg: string): ProcessRecord | undefined {
+    const r = this.records.get(pkg);
+    return r !== undefined && r.process.alive ? r : undefined;
+  }
+
+  exitInfos(pkg: string): ApplicationExitInfo[] {
+    return [...(this.exits.get(pkg) ?? [])].reverse();
+  }
+
+  isTop(pkg: string): boolean {
+    return this.topPackage === pkg && this.processOf(pkg) !== undefined;
+  }
+
+  /** Starts the package's process (if needed) and waits for Application.onCreate. */
+  async ensureProcess(pkg: PackageState, hosting: HostingType, component: ComponentName): Promise<ProcessRecord> {
+    const existing = this.processOf(pkg.packageName);
+    if (existing !== undefined) {
+      await existing.started;
+      existing.process.throwIfDead();
+      return existing;
+    }
+    const def = pkg.definition;
+    if (def === undefined) throw new Error(`package ${pkg.packageName} has no code`);
+    let onSignal: (signal: number) => void = () => undefined;
+    const handle = this.deps.spawnProcess({ name: pkg.packageName, uid: pkg.uid, startMs: this.deps.now(), onSignal: (signal) => onSignal(signal) });
+    const process = new AppProcess({
+      pid: handle.pid,
+      uid: pkg.uid,
+      packageName: pkg.packageName,
+      startTimeMs: this.deps.now(),
+      startElapsedMs: this.deps.elapsedRealtime(),
+    });
+    pkg.stopped = false;
+    this.deps.log.slog(LogPriority.I, TAG, `Start proc ${process.pid}:${process.name}/${formatUid(pkg.uid)} for ${hosting} {${flattenToShortString(component)}}`);
+    let resolveStarted: () => void = () => undefined;
+    let rejectStarted: (e: unknown) => void = () => undefined;
+    const started = new Promise<void>((resolve, reject) => {
+      resolveStarted = resolve;
+      rejectStarted = reject;
+    });
+    started.catch(() => undefined);
+    const record: ProcessRecord = { process, pkg, instance: undefined, started, activities: new Set() };
+    this.records.set(pkg.packageName, record);
+    // Default actions (signal(7)): these are ignored or stop/continue; the rest terminate.
+    onSignal = (signal) => {
+      if (signal === 0 || signal === 17 || signal === 18 || signal === 19 || signal === 20 || signal === 23 || signal === 28) return;
+      this.killPid(process.pid, signal);
+    };
+    process.onDeath(() => {
+      handle.exit();
+      if (this.records.get(pkg.packageName) === record) this.records.delete(pkg.packageName);
+      if (this.topPackage === pkg.packageName) this.topPackage = undefined;
+      this.deps.onProcessDied(pkg.uid);
+    });
+    try {
+      const instance = this.instantiate(def, pkg, process);
+      record.instance = instance;
+      await process.guard(instance.onCreate());
+      resolveStarted();
+    } catch (e) {
+      rejectStarted(e);
+      if (!isProcessDeath(e)) {
+        this.crash(record, e);
+      }
+      throw e;
+    }
+    return record;
+  }
+
+  private instantiate(def: AppDefinition, pkg: PackageState, process: AppProcess): AppInstance {
+    return def.createInstance(this.deps.createContext(pkg, process));
+  }
+
+  /** An uncaught exception in app code: the process dies as a crash (AndroidRuntime FATAL EXCEPTION). */
+  crash(record: ProcessRecord, e: unknown): void {
+    const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    this.deps.log.slog(LogPriority.E, 'AndroidRuntime', `FATAL EXCEPTION: main\nProcess: ${record.process.name}, PID: ${record.process.pid}\n${message}`);
+    this.recordExit(record.pkg.packageName, record.process.pid, ExitReason.CRASH, 'crash');
+    record.process.kill('crash');
+  }
+
+  private recordExit(pkg: string, pid: number, reason: number, description: string): void {
+    let list = this.exits.get(pkg);
+    if (list === undefined) {
+      list = [];
+      this.exits.set(pkg, list);
+    }
+    list.push({ pid, reason, timestamp: this.deps.now(), description });
+    if (list.length > 16) list.shift();
+  }
+
+  /** `am start -n PKG/CLS`. */
+  async startActivity(component: ComponentName): Promise<StartResult> {
+    const pkg = this.deps.packages.get(component.packageName);
+    if (pkg === undefined || pkg.definition === undefined) return StartResult.INTENT_NOT_RESOLVED;
+    const activity = pkg.definition.manifest.activities.find((a) => a.name === component.className);
+    if (activity === undefined) return StartResult.CLASS_NOT_FOUND;
+    const running = this.processOf(pkg.packageName);
+    if (running !== undefined && running.activities.has(activity.name)) {
+      this.topPackage = pkg.packageName;
+      return StartResult.TASK_TO_FRONT;
+    }
+    const record = await this.ensureProcess(pkg, 'activity', component);
+    pkg.notLaunched = false;
+    this.topPackage = pkg.packageName;
+    record.activities.add(activity.name);
+    try {
+      await record.process.guard(record.instance!.onActivityCreate(activity.name));
+    } catch (e) {
+      if (!isProcessDeath(e)) this.crash(record, e);
+    }
+    return StartResult.SUCCESS;
+  }
+
+  /** KEYCODE_HOME: the launcher comes to the front; the app's activity stops (stays created). */
+  goHome(): void {
+    this.topPackage = undefined;
+  }
+
+  /** KEYCODE_BACK: the top activity finishes. */
+  goBack(): void {
+    const top = this.topPackage;
+    if (top === undefined) return;
+    this.processOf(top)?.activities.clear();
+    this.topPackage = undefined;
+  }
+
+  /** `am force-stop PKG`. */
+  forceStop(packageName: string, reason = 'from pid 0'): void {
+    const pkg = this.deps.packages.get(packageName);
+    if (pkg === undefined) return;
+    this.deps.log.slog(LogPriority.I, TAG, `Force stopping ${packageName} appid=${pkg.uid} user=0: ${reason}`);
+    const record = this.processOf(packageName);
+    if (record !== undefined) {
+      this.deps.log.slog(LogPriority.I, TAG, `Killing ${record.process.pid}:${record.process.name}/${formatUid(pkg.uid)} (adj 0): stop ${packageName} due to ${reason}`);
+      this.recordExit(packageName, record.process.pid, ExitReason.USER_REQUESTED, `stop ${packageName} due to ${reason}`);
+      record.process.kill('force-stop');
+    }
+    if (this.topPackage === packageName) this.topPackage = undefined;
+    if (!pkg.system) pkg.stopped = true;
+    this.deps.onPackageRestarted(packageName);
+  }
+
+  /** `am kill PKG`: killBackgroundProcesses. Returns true when a process died. */
+  killBackground(packageName: string): boolean {
+    const record = this.processOf(packageName);
+    if (record === undefined) return false;
+    if (this.topPackage === packageName) return false;
+    this.deps.log.slog(LogPriority.I, TAG, `Killing ${record.process.pid}:${record.process.name}/${formatUid(record.pkg.uid)} (adj 700): kill background`);
+    this.recordExit(packageName, record.process.pid, ExitReason.USER_REQUESTED, 'kill background');
+    record.process.kill('kill background');
+    return true;
+  }
+
+  /** A signal from `kill` (run-as or root): the process dies as SIGNALED. */
+  killPid(pid: number, signal: number): boolean {
+    const record = this.processes().find((r) => r.process.pid === pid && r.process.alive);
+    if (record === undefined) return false;
+    if (signal === 0) return true;
+    this.deps.log.slog(LogPriority.I, TAG, `Process ${record.process.name} (pid ${pid}) has died: fg  SVC `);
+    this.recordExit(record.pkg.packageName, pid, ExitReason.SIGNALED, `signal ${signal}`);
+    record.process.kill(`signal ${signal}`);
+    return true;
+  }
+
+  /** `pm clear`: the process dies (force-stop path) before the data goes. */
+  killForClear(packageName: string): void {
+    this.forceStop(packageName, 'clear data');
+  }
+
+  /** `am broadcast`: delivers to matching manifest receivers in order and returns the result. */
+  async broadcast(intent: Intent): Promise<BroadcastOutcome> {
+    let resultCode = 0;
+    let resultData: string | undefined;
+    let delivered = 0;
+    const implicit = intent.package === undefined && intent.component === undefined;
+    for (const pkg of this.deps.packages.all()) {
+      const def = pkg.definition;
+      if (def === undefined) continue;
+      if (intent.package !== undefined && intent.package !== pkg.packageName) continue;
+      if (intent.component !== undefined && intent.component.packageName !== pkg.packageName) continue;
+      const receivers = def.manifest.receivers.filter((r) => matchesReceiver(r, intent));
+      for (const receiver of receivers) {
+        const component = { packageName: pkg.packageName, className: receiver.name };
+        if (implicit) {
+          this.deps.log.slog(LogPriority.W, 'BroadcastQueue', `Background execution not allowed: receiving ${intentToString(intent)} to ${flattenToShortString(component)}`);
+          continue;
+        }
+        if (pkg.stopped && (intent.flags & IntentFlag.FLAG_INCLUDE_STOPPED_PACKAGES) === 0) continue;
+        try {
+          const record = await this.ensureProcess(pkg, 'broadcast', component);
+          const result = await record.process.guard(record.instance!.onReceive(receiver.name, intent));
+          delivered++;
+          if (result?.resultCode !== undefined) resultCode = result.resultCode;
+          if (result?.resultData !== undefined) resultData = result.resultData;
+        } catch (e) {
+          if (!isProcessDeath(e)) {
+            const record = this.processOf(pkg.packageName);
+            if (record !== undefined) this.crash(record, e);
+          }
+        }
+      }
+    }
+    return { resultCode, resultData, delivered };
+  }
+}
+
+function matchesReceiver(r: ManifestComponent, intent: Intent): boolean {
+  if (intent.component !== undefined) return intent.component.className === r.name;
+  return intent.action !== undefined && (r.actions ?? []).includes(intent.action);
+}

@@ -1,0 +1,225 @@
+/**
+ * The seam between the Android system model (android/) and the apps installed on the virtual
+ * device (apps/): what the system knows of an app (its manifest and the entry points it calls),
+ * and the framework API the app's code sees (Context, NotificationManager, JobScheduler, Log).
+ */
+import type { Duplex } from 'node:stream';
+import type { LogPriority } from '../types.js';
+import type { AppProcess } from './app-process.js';
+import type { ComponentName, Intent } from './intent.js';
+
+export interface ManifestComponent {
+  /** Fully qualified class name. */
+  readonly name: string;
+  readonly exported: boolean;
+  /** Permission a caller must hold (android:permission). */
+  readonly permission?: string;
+  /** Intent actions of the component's intent filters. */
+  readonly actions?: readonly string[];
+  /** true for the MAIN/LAUNCHER activity. */
+  readonly launcher?: boolean;
+}
+
+export interface AppManifest {
+  readonly packageName: string;
+  readonly uid: number;
+  readonly debuggable: boolean;
+  readonly versionCode: number;
+  readonly versionName: string;
+  readonly minSdk: number;
+  readonly targetSdk: number;
+  readonly requestedPermissions: readonly string[];
+  readonly activities: readonly ManifestComponent[];
+  readonly receivers: readonly ManifestComponent[];
+  readonly services: readonly ManifestComponent[];
+}
+
+/** An installed app: its manifest and a factory for its code in a freshly started process. */
+export interface AppDefinition {
+  readonly manifest: AppManifest;
+  createInstance(context: AppContext): AppInstance;
+}
+
+/** Result of a broadcast receiver (BroadcastReceiver.setResult*). */
+export interface ReceiverResult {
+  readonly resultCode?: number;
+  readonly resultData?: string;
+}
+
+/** The entry points the system calls in an app process, in Android's order. */
+export interface AppInstance {
+  /** Application.onCreate (after the process is created, before any component). */
+  onCreate(): Promise<void>;
+  /** Activity.onCreate of `activityClass`. */
+  onActivityCreate(activityClass: string): Promise<void>;
+  /** BroadcastReceiver.onReceive of `receiverClass`. */
+  onReceive(receiverClass: string, intent: Intent): Promise<ReceiverResult | undefined>;
+  /** JobService.onStartJob of `serviceClass`; the job runs until `params.jobFinished`. */
+  onStartJob(serviceClass: string, params: JobParameters): Promise<boolean>;
+  /** JobService.onStopJob: the system stops a running job (cancel, timeout). */
+  onStopJob(serviceClass: string, params: JobParameters): Promise<boolean>;
+}
+
+/** android.app.NotificationManager importance levels (NotificationManager.java). */
+export const Importance = { UNSPECIFIED: -1000, NONE: 0, MIN: 1, LOW: 2, DEFAULT: 3, HIGH: 4, MAX: 5 } as const;
+export type Importance = (typeof Importance)[keyof typeof Importance];
+
+export interface NotificationChannelSpec {
+  readonly id: string;
+  readonly name: string;
+  readonly importance: number;
+  readonly description?: string;
+}
+
+/** A value in a Bundle as dumpsys prints it: `<SimpleClassName> (<value>)`. */
+export type BundleValue =
+  | { readonly kind: 'String'; readonly value: string }
+  | { readonly kind: 'Boolean'; readonly value: boolean }
+  | { readonly kind: 'Integer'; readonly value: number }
+  | { readonly kind: 'Long'; readonly value: number }
+  | { readonly kind: 'ApplicationInfo'; readonly value: string }
+  | null;
+
+/** Notification.FLAG_* (Notification.java). */
+export const NotificationFlag = {
+  FLAG_ONGOING_EVENT: 0x2,
+  FLAG_ONLY_ALERT_ONCE: 0x8,
+  FLAG_AUTO_CANCEL: 0x10,
+  FLAG_NO_CLEAR: 0x20,
+  FLAG_FOREGROUND_SERVICE: 0x40,
+} as const;
+
+/** A built android.app.Notification (the fields NMS and dumpsys read). */
+export interface NotificationSpec {
+  readonly channelId: string | null;
+  /** Icon(typ=RESOURCE pkg=... id=0x...); null when the app set none. */
+  readonly smallIcon: { readonly packageName: string; readonly resId: number } | null;
+  readonly when: number;
+  readonly flags: number;
+  readonly priority: number;
+  /** Notification.VISIBILITY_PRIVATE = 0, PUBLIC = 1, SECRET = -1. */
+  readonly visibility: number;
+  readonly color: number;
+  readonly category?: string;
+  /** PendingIntent description, or null. */
+  readonly contentIntent: string | null;
+  readonly extras: readonly (readonly [string, BundleValue])[];
+}
+
+/** The NotificationManager API an app calls (android.app.NotificationManager). */
+export interface AppNotificationManager {
+  createNotificationChannel(channel: NotificationChannelSpec): void;
+  getNotificationChannel(id: string): NotificationChannelSpec | undefined;
+  /** notify(tag, id, notification): a binder call into NMS (enqueueNotificationWithTag). */
+  notify(tag: string | null, id: number, notification: NotificationSpec): Promise<void>;
+  cancel(tag: string | null, id: number): void;
+  areNotificationsEnabled(): boolean;
+}
+
+/** JobInfo backoff policies (JobInfo.java). */
+export const JobBackoffPolicy = { LINEAR: 0, EXPONENTIAL: 1 } as const;
+
+/** The parts of android.app.job.JobInfo the model uses. */
+export interface JobInfoSpec {
+  readonly id: number;
+  readonly service: ComponentName;
+  readonly minLatencyMs: number;
+  readonly backoffPolicy: number;
+  readonly initialBackoffMs: number;
+  readonly persisted: boolean;
+  /** JobInfo.NETWORK_TYPE_NONE = 0, ANY = 1, UNMETERED = 2, NOT_ROAMING = 3, CELLULAR = 4. */
+  readonly requiredNetworkType: number;
+  readonly requiresCharging: boolean;
+  readonly requiresDeviceIdle: boolean;
+  readonly requiresBatteryNotLow: boolean;
+  readonly requiresStorageNotLow: boolean;
+  /** PersistableBundle extras. */
+  readonly extras: Readonly<Record<string, string | number | boolean>>;
+  /** JobInfo.PRIORITY_DEFAULT = 300. */
+  readonly priority: number;
+}
+
+/** android.app.job.JobParameters as a JobService receives it. */
+export interface JobParameters {
+  readonly jobId: number;
+  readonly namespace: string | null;
+  readonly extras: Readonly<Record<string, string | number | boolean>>;
+  /** JobService.jobFinished(params, needsReschedule). */
+  jobFinished(needsReschedule: boolean): void;
+}
+
+/** JobScheduler.RESULT_SUCCESS / RESULT_FAILURE. */
+export const JobScheduleResult = { FAILURE: 0, SUCCESS: 1 } as const;
+
+/** The JobScheduler API an app calls (android.app.job.JobScheduler, namespaces from API 34). */
+export interface AppJobScheduler {
+  readonly namespace: string | null;
+  schedule(job: JobInfoSpec): number;
+  cancel(jobId: number): void;
+  cancelAll(): void;
+  /** API 34: cancels the app's jobs in every namespace. */
+  cancelInAllNamespaces(): void;
+  getAllPendingJobs(): JobInfoSpec[];
+  /** API 34: JobScheduler.forNamespace. */
+  forNamespace(namespace: string): AppJobScheduler;
+}
+
+/** android.app.ApplicationExitInfo reasons (ApplicationExitInfo.java). */
+export const ExitReason = {
+  UNKNOWN: 0,
+  EXIT_SELF: 1,
+  SIGNALED: 2,
+  LOW_MEMORY: 3,
+  CRASH: 4,
+  USER_REQUESTED: 10,
+  USER_STOPPED: 11,
+  OTHER: 13,
+} as const;
+
+export interface ApplicationExitInfo {
+  readonly pid: number;
+  readonly reason: number;
+  readonly timestamp: number;
+  readonly description: string;
+}
+
+export interface AppLog {
+  /** android.util.Log.println into the main buffer with this process's pid/uid. */
+  println(priority: LogPriority, tag: string, message: string): void;
+}
+
+/** File access as the app's uid (files it creates are owned by it, as on the device). */
+export interface AppFiles {
+  /** Absolute Android path of the data directory (`/data/user/0/<pkg>`). */
+  readonly dataDir: string;
+  /** Real host path of an Android path (for SQLite). */
+  hostPath(androidPath: string): string;
+  mkdirs(androidPath: string): void;
+  exists(androidPath: string): boolean;
+  readFile(androidPath: string): Buffer | undefined;
+  writeFile(androidPath: string, data: string | Uint8Array): void;
+  /** Records files the app created on the host path (SQLite db, -wal, -shm) as its own. */
+  adopt(androidPath: string): void;
+}
+
+/** What the app's code sees of the system (a Context plus the services it uses). */
+export interface AppContext {
+  readonly process: AppProcess;
+  readonly packageName: string;
+  readonly uid: number;
+  readonly apiLevel: number;
+  readonly files: AppFiles;
+  readonly log: AppLog;
+  /** System.currentTimeMillis() (device wall clock). */
+  currentTimeMillis(): number;
+  /** SystemClock.elapsedRealtime(). */
+  elapsedRealtime(): number;
+  readonly notificationManager: AppNotificationManager;
+  readonly jobScheduler: AppJobScheduler;
+  /** ActivityManager.getHistoricalProcessExitReasons(null, 0, 0), newest first. */
+  historicalProcessExitReasons(): ApplicationExitInfo[];
+  /** A TCP connection from the device to 127.0.0.1:port (adb reverse). */
+  connect(port: number): Promise<Duplex>;
+  /** The bug switches the device was started with (reference app only). */
+  readonly bugs: ReadonlySet<string>;
+}

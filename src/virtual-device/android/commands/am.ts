@@ -1,0 +1,141 @@
+/**
+ * `am` (`cmd activity`): start, force-stop, kill, broadcast.
+ * Source: frameworks/base services/core/java/com/android/server/am/ActivityManagerShellCommand.java
+ * (runStartActivity: `Starting: <Intent>` on stdout before FLAG_ACTIVITY_NEW_TASK is added, the
+ * START_* warnings/errors on stderr unless -W, exit 0; runForceStop / runKill print nothing;
+ * runSendBroadcast adds FLAG_RECEIVER_FROM_SHELL, prints `Broadcasting: <Intent>`, waits for the
+ * ordered broadcast and prints `Broadcast completed: result=<code>[, data="<data>"]`).
+ * On Android 11+ /system/bin/am runs `cmd activity "$@"` for these commands.
+ */
+import type { CommandContext } from '../../types.js';
+import { StartResult } from '../activity-manager.js';
+import type { AndroidSystem } from '../android-system.js';
+import { IntentFlag, intentToString } from '../intent.js';
+import { parseIntentArgs } from './intent-args.js';
+import { handleDefaultCommands, parseJavaInt, runShellCommand, type CommandOutput, type ShellArgs } from './shell-command.js';
+
+/** NO_CLASS_ERROR_CODE printed before "Error: Activity class ... does not exist." */
+const NO_CLASS_ERROR_CODE = 'Error type 3';
+
+function printHelp(out: CommandOutput): void {
+  out.println('Activity manager (activity) commands:');
+  out.println('  help');
+  out.println('      Print this help text.');
+  out.println('  start-activity [-D] [-N] [-W] [-P <FILE>] [--start-profiler <FILE>]');
+  out.println('          [--sampling INTERVAL] [--streaming] [-R COUNT] [-S]');
+  out.println('          [--track-allocation] [--user <USER_ID> | current] <INTENT>');
+  out.println('      Start an Activity.  Options are:');
+  out.println('      -W: wait for launch to complete');
+  out.println('      -S: force stop the target app before starting the activity');
+  out.println('  broadcast [--user <USER_ID> | all | current] <INTENT>');
+  out.println('      Send a broadcast Intent.  Options are:');
+  out.println('      --user <USER_ID> | all | current: Specify which user to send to; if not');
+  out.println('          specified then send to all users.');
+  out.println('  force-stop [--user <USER_ID> | all | current] <PACKAGE>');
+  out.println('      Completely stop the given application package.');
+  out.println('  kill [--user <USER_ID> | all | current] <PACKAGE>');
+  out.println('      Kill all background processes associated with the given application.');
+}
+
+function skipUserOption(args: ShellArgs): void {
+  let opt: string | null;
+  while ((opt = args.getNextOption()) !== null) {
+    if (opt === '--user') parseUser(args.getNextArgRequired());
+  }
+}
+
+function parseUser(u: string): number {
+  if (u === 'all') return -1;
+  if (u === 'current' || u === 'cur') return -2;
+  return parseJavaInt(u);
+}
+
+async function runStart(system: AndroidSystem, args: ShellArgs, out: CommandOutput): Promise<number> {
+  const parsed = parseIntentArgs(args);
+  const intent = parsed.intent;
+  if (parsed.stopFirst && intent.component !== undefined) {
+    out.println(`Stopping: ${intent.component.packageName}`);
+    system.activities.forceStop(intent.component.packageName, 'from pid 0');
+  }
+  out.println(`Starting: ${intentToString(intent)}`);
+  intent.flags |= IntentFlag.FLAG_ACTIVITY_NEW_TASK;
+  const started = Date.now();
+  const hadProcess = intent.component !== undefined && system.activities.processOf(intent.component.packageName) !== undefined;
+  const result = intent.component === undefined ? StartResult.INTENT_NOT_RESOLVED : await system.activities.startActivity(intent.component);
+  const line = (s: string): void => (parsed.wait ? out.println(s) : out.errPrintln(s));
+  let launched = false;
+  switch (result) {
+    case StartResult.SUCCESS:
+      launched = true;
+      break;
+    case StartResult.TASK_TO_FRONT:
+      launched = true;
+      line('Warning: Activity not started, its current task has been brought to the front');
+      break;
+    case StartResult.DELIVERED_TO_TOP:
+      launched = true;
+      line('Warning: Activity not started, intent has been delivered to currently running top-most instance.');
+      break;
+    case StartResult.CLASS_NOT_FOUND:
+      line(NO_CLASS_ERROR_CODE);
+      line(`Error: Activity class {${intent.component?.packageName ?? ''}/${intent.component?.className ?? ''}} does not exist.`);
+      break;
+    case StartResult.INTENT_NOT_RESOLVED:
+      line(`Error: Activity not started, unable to resolve ${intentToString(intent)}`);
+      break;
+    default: {
+      const unreachable: never = result;
+      line(`Error: Activity not started, unknown error code ${String(unreachable)}`);
+    }
+  }
+  if (parsed.wait && launched && intent.component !== undefined) {
+    const elapsed = Date.now() - started;
+    out.println('Status: ok');
+    out.println(`LaunchState: ${result === StartResult.TASK_TO_FRONT ? 'HOT' : hadProcess ? 'WARM' : 'COLD'}`);
+    out.println(`Activity: ${intent.component.packageName}/${intent.component.className.startsWith(`${intent.component.packageName}.`) ? intent.component.className.slice(intent.component.packageName.length) : intent.component.className}`);
+    out.println(`TotalTime: ${elapsed}`);
+    out.println(`WaitTime: ${elapsed + 2}`);
+    out.println('Complete');
+  }
+  return 0;
+}
+
+async function runBroadcast(system: AndroidSystem, args: ShellArgs, out: CommandOutput): Promise<number> {
+  const parsed = parseIntentArgs(args);
+  const intent = parsed.intent;
+  intent.flags |= IntentFlag.FLAG_RECEIVER_FROM_SHELL;
+  out.println(`Broadcasting: ${intentToString(intent)}`);
+  const result = await system.activities.broadcast(intent);
+  let line = `Broadcast completed: result=${result.resultCode}`;
+  if (result.resultData !== undefined) line += `, data="${result.resultData}"`;
+  out.println(line);
+  return 0;
+}
+
+export function amHandler(system: AndroidSystem): (cmd: string | null, args: ShellArgs, out: CommandOutput) => Promise<number> {
+  return async (cmd, args, out) => {
+    switch (cmd) {
+      case 'start':
+      case 'start-activity':
+        return runStart(system, args, out);
+      case 'force-stop': {
+        skipUserOption(args);
+        system.activities.forceStop(args.getNextArgRequired(), 'from pid 0');
+        return 0;
+      }
+      case 'kill': {
+        skipUserOption(args);
+        system.activities.killBackground(args.getNextArgRequired());
+        return 0;
+      }
+      case 'broadcast':
+        return runBroadcast(system, args, out);
+      default:
+        return handleDefaultCommands(cmd, out, printHelp);
+    }
+  };
+}
+
+export function amCommand(system: AndroidSystem): (ctx: CommandContext) => Promise<number> {
+  return (ctx) => runShellCommand(ctx, ctx.argv.slice(1), amHandler(system));
+}

@@ -1,0 +1,381 @@
+/**
+ * JobSchedulerService: the registered jobs of every app, their timing on the elapsed-realtime
+ * clock, execution through the app's JobService, reschedule with backoff, cancellation on
+ * force-stop, and the shell/dump entry points.
+ *
+ * Sources (frameworks/base apex/jobscheduler/service/java/com/android/server/job/):
+ * - JobSchedulerService.java @f4cdb430 (executeRunCommand, getJobState, ACTION_PACKAGE_RESTARTED
+ *   -> cancelJobsForPackageAndUidLocked "app force stopped", dumpInternal "Registered N jobs:",
+ *   getRescheduleJobForFailureLocked: backoff = initial (min 10 s) * attempts (LINEAR) or
+ *   * 2^(attempts-1) (EXPONENTIAL), capped at JobInfo.MAX_BACKOFF_DELAY_MILLIS = 5 h)
+ * - controllers/JobStatus.java @054fcdf7 (printUniqueId `#u0a190/42` or `ns:u0a190/42`,
+ *   batteryName `@ns@` prefix, wakelock tag "*job*" + "/" + batteryName, toShortStringExceptUniqueId)
+ * - JobServiceContext.java (a job whose process dies is finished with needsReschedule=true)
+ * - android-facts.md §3 (namespaces only from API 34; timing constraints use elapsed realtime).
+ */
+import type { JobInfoSpec, JobParameters } from './app-framework.js';
+import { JobBackoffPolicy } from './app-framework.js';
+import { flattenToShortString } from './intent.js';
+import { formatDuration, formatUid, integerToHexString } from './java-lang.js';
+import type { SystemLog } from './system-log.js';
+import { LogPriority } from '../types.js';
+
+export const CMD_ERR_NO_PACKAGE = -1000;
+export const CMD_ERR_NO_JOB = -1001;
+export const CMD_ERR_CONSTRAINTS = -1002;
+const MIN_BACKOFF_MS = 10_000;
+const MAX_BACKOFF_DELAY_MS = 5 * 60 * 60 * 1000;
+
+interface JobExecution {
+  readonly startElapsed: number;
+  readonly params: JobParameters;
+  readonly pid: number;
+  finished: boolean;
+}
+
+export class JobStatus {
+  readonly identityHash: number;
+  readonly callingUid: number;
+  readonly sourcePackage: string;
+  readonly namespace: string | null;
+  readonly job: JobInfoSpec;
+  readonly enqueueElapsed: number;
+  earliestRunElapsed: number;
+  numFailures: number;
+  execution: JobExecution | undefined;
+  removed = false;
+  /** Set by `cmd jobscheduler run`: constraints overridden (OVERRIDE_SOFT / OVERRIDE_FULL). */
+  overridden = false;
+
+  constructor(args: { identityHash: number; callingUid: number; sourcePackage: string; namespace: string | null; job: JobInfoSpec; enqueueElapsed: number; earliestRunElapsed: number; numFailures: number }) {
+    this.identityHash = args.identityHash;
+    this.callingUid = args.callingUid;
+    this.sourcePackage = args.sourcePackage;
+    this.namespace = args.namespace;
+    this.job = args.job;
+    this.enqueueElapsed = args.enqueueElapsed;
+    this.earliestRunElapsed = args.earliestRunElapsed;
+    this.numFailures = args.numFailures;
+  }
+
+  get active(): boolean {
+    return this.execution !== undefined && !this.execution.finished;
+  }
+
+  /** JobStatus.printUniqueId: `ns:u0a190/7` with a namespace, `#u0a190/7` without. */
+  uniqueId(): string {
+    return `${this.namespace === null ? '#' : `${this.namespace}:`}${formatUid(this.callingUid)}/${this.job.id}`;
+  }
+
+  /** JobStatus.batteryName: `@ns@` + the service's short component name. */
+  batteryName(): string {
+    const ns = this.namespace === null ? '' : `@${this.namespace}@`;
+    return ns + flattenToShortString(this.job.service);
+  }
+
+  /** toShortStringExceptUniqueId: identity hash in hex, then the battery name. */
+  shortStringExceptUniqueId(): string {
+    return `${integerToHexString(this.identityHash)} ${this.batteryName()}`;
+  }
+
+  hasFunctionalConstraints(): boolean {
+    const j = this.job;
+    return j.requiredNetworkType !== 0 || j.requiresCharging || j.requiresDeviceIdle || j.requiresBatteryNotLow || j.requiresStorageNotLow;
+  }
+}
+
+export interface JobSchedulerDeps {
+  readonly log: SystemLog;
+  readonly apiLevel: number;
+  elapsedRealtime(): number;
+  now(): number;
+  nextIdentityHash(): number;
+  /** The uid of an installed package, or undefined. */
+  packageUid(pkg: string): number | undefined;
+  /**
+   * Binds the job's service: starts the app process if needed and calls JobService.onStartJob.
+   * Resolves with the process pid and whether the job continues (onStartJob's return value).
+   */
+  startJob(js: JobStatus, params: JobParameters): Promise<{ pid: number; continues: boolean } | undefined>;
+  /** JobService.onStopJob in the app process. */
+  stopJob(js: JobStatus, params: JobParameters): void;
+}
+
+export class JobSchedulerService {
+  private readonly deps: JobSchedulerDeps;
+  private readonly jobs: JobStatus[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private disposed = false;
+  private evaluating = false;
+
+  constructor(deps: JobSchedulerDeps) {
+    this.deps = deps;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+  }
+
+  all(): readonly JobStatus[] {
+    return this.jobs;
+  }
+
+  find(uid: number, namespace: string | null, jobId: number): JobStatus | undefined {
+    return this.jobs.find((j) => j.callingUid === uid && j.namespace === namespace && j.job.id === jobId);
+  }
+
+  /** JobScheduler.schedule: replaces a job with the same id in the same namespace. */
+  schedule(uid: number, pkg: string, namespace: string | null, job: JobInfoSpec): number {
+    const existing = this.find(uid, namespace, job.id);
+    if (existing !== undefined) this.remove(existing, true);
+    const now = this.deps.elapsedRealtime();
+    this.jobs.push(
+      new JobStatus({
+        identityHash: this.deps.nextIdentityHash(),
+        callingUid: uid,
+        sourcePackage: pkg,
+        namespace,
+        job,
+        enqueueElapsed: now,
+        earliestRunElapsed: now + job.minLatencyMs,
+        numFailures: 0,
+      }),
+    );
+    this.kick();
+    return 1;
+  }
+
+  cancel(uid: number, namespace: string | null, jobId: number): void {
+    const js = this.find(uid, namespace, jobId);
+    if (js !== undefined) this.remove(js, true);
+  }
+
+  /** cancelAll() on a JobScheduler (its namespace) or cancelInAllNamespaces() (`all`). */
+  cancelAll(uid: number, namespace: string | null | 'all'): void {
+    for (const js of this.jobs.filter((j) => j.callingUid === uid && (namespace === 'all' || j.namespace === namespace))) this.remove(js, true);
+  }
+
+  pendingJobs(uid: number, namespace: string | null): JobInfoSpec[] {
+    return this.jobs.filter((j) => j.callingUid === uid && j.namespace === namespace).map((j) => j.job);
+  }
+
+  /** ACTION_PACKAGE_RESTARTED (force-stop) and data clear: every job of the package goes. */
+  cancelJobsForPackage(pkg: string, reason: string): void {
+    const uid = this.deps.packageUid(pkg);
+    const doomed = this.jobs.filter((j) => j.sourcePackage === pkg || j.callingUid === uid);
+    if (doomed.length > 0) this.deps.log.slog(LogPriority.D, 'JobScheduler', `Removing jobs for pkg ${pkg} at uid ${uid ?? -1}: ${reason}`);
+    for (const js of doomed) this.remove(js, false);
+  }
+
+  private remove(js: JobStatus, stopIfActive: boolean): void {
+    const i = this.jobs.indexOf(js);
+    if (i >= 0) this.jobs.splice(i, 1);
+    js.removed = true;
+    if (js.active && js.execution !== undefined) {
+      js.execution.finished = true;
+      if (stopIfActive) this.deps.stopJob(js, js.execution.params);
+    }
+  }
+
+  /** The app process of `uid` died: its running jobs end and are rescheduled with backoff. */
+  onProcessDied(uid: number): void {
+    for (const js of this.jobs.filter((j) => j.callingUid === uid && j.active)) {
+      if (js.execution !== undefined) js.execution.finished = true;
+      js.execution = undefined;
+      this.rescheduleForFailure(js);
+    }
+    this.kick();
+  }
+
+  private rescheduleForFailure(js: JobStatus): void {
+    js.numFailures += 1;
+    const initial = Math.max(js.job.initialBackoffMs, MIN_BACKOFF_MS);
+    const delay = js.job.backoffPolicy === JobBackoffPolicy.LINEAR ? initial * js.numFailures : Math.trunc(initial * Math.pow(2, js.numFailures - 1));
+    js.earliestRunElapsed = this.deps.elapsedRealtime() + Math.min(delay, MAX_BACKOFF_DELAY_MS);
+    js.overridden = false;
+  }
+
+  /** JobService.jobFinished(params, needsReschedule). */
+  private jobFinished(js: JobStatus, execution: JobExecution, needsReschedule: boolean): void {
+    if (execution.finished) return;
+    execution.finished = true;
+    if (js.execution === execution) js.execution = undefined;
+    if (js.removed) return;
+    if (needsReschedule) this.rescheduleForFailure(js);
+    else this.remove(js, false);
+    this.kick();
+  }
+
+  /** True when the job may run now (timing satisfied or overridden, no unmet constraints). */
+  private isReady(js: JobStatus, nowElapsed: number): boolean {
+    if (js.active || js.removed) return false;
+    if (js.overridden) return true;
+    return nowElapsed >= js.earliestRunElapsed && !js.hasFunctionalConstraints();
+  }
+
+  /** Schedules an evaluation of ready jobs on the next turn of the event loop. */
+  private kick(): void {
+    if (this.disposed) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.evaluate(), 0);
+    this.timer.unref();
+  }
+
+  private evaluate(): void {
+    this.timer = undefined;
+    if (this.disposed || this.evaluating) return;
+    this.evaluating = true;
+    try {
+      const now = this.deps.elapsedRealtime();
+      for (const js of [...this.jobs]) if (this.isReady(js, now)) this.execute(js);
+      const waiting = this.jobs.filter((j) => !j.active && !j.removed && !j.hasFunctionalConstraints());
+      if (waiting.length > 0) {
+        const next = Math.min(...waiting.map((j) => j.earliestRunElapsed));
+        const delay = Math.min(Math.max(next - this.deps.elapsedRealtime(), 0), 2 ** 31 - 1);
+        this.timer = setTimeout(() => this.evaluate(), delay);
+        this.timer.unref();
+      }
+    } finally {
+      this.evaluating = false;
+    }
+  }
+
+  private execute(js: JobStatus): void {
+    js.overridden = false;
+    const params: JobParameters = {
+      jobId: js.job.id,
+      namespace: js.namespace,
+      extras: js.job.extras,
+      jobFinished: (needsReschedule: boolean) => {
+        if (execution !== undefined) this.jobFinished(js, execution, needsReschedule);
+      },
+    };
+    let execution: JobExecution | undefined;
+    const placeholder: JobExecution = { startElapsed: this.deps.elapsedRealtime(), params, pid: 0, finished: false };
+    js.execution = placeholder;
+    execution = placeholder;
+    this.deps.startJob(js, params).then(
+      (started) => {
+        if (started === undefined) {
+          // The service could not be bound (package gone): the job is dropped.
+          if (!placeholder.finished) this.jobFinished(js, placeholder, false);
+          return;
+        }
+        execution = { ...placeholder, pid: started.pid };
+        if (placeholder.finished) {
+          execution.finished = true;
+          return;
+        }
+        js.execution = execution;
+        if (!started.continues) this.jobFinished(js, execution, false);
+      },
+      () => {
+        // The process died while the job was being delivered: JobServiceContext reschedules it.
+        if (!placeholder.finished && js.execution === placeholder) {
+          placeholder.finished = true;
+          js.execution = undefined;
+          if (!js.removed) this.rescheduleForFailure(js);
+          this.kick();
+        }
+      },
+    );
+  }
+
+  /** `cmd jobscheduler run`: executeRunCommand. */
+  runCommand(pkg: string, userId: number, namespace: string | null, jobId: number, satisfied: boolean, force: boolean): number {
+    const uid = this.deps.packageUid(pkg);
+    this.deps.log.slog(LogPriority.D, 'JobScheduler', `executeRunCommand(): ${pkg}/${namespace ?? 'null'}/${userId} ${jobId} s=${String(satisfied)} f=${String(force)}`);
+    if (uid === undefined || userId !== 0) return CMD_ERR_NO_PACKAGE;
+    const js = this.find(uid, namespace, jobId);
+    if (js === undefined) return CMD_ERR_NO_JOB;
+    if (!force && js.hasFunctionalConstraints()) return CMD_ERR_CONSTRAINTS;
+    if (satisfied && this.deps.elapsedRealtime() < js.earliestRunElapsed) return 0;
+    if (!js.active) {
+      js.overridden = true;
+      this.kick();
+    }
+    return 0;
+  }
+
+  /** `cmd jobscheduler get-job-state`: the text and the return code. */
+  jobState(pkg: string, userId: number, namespace: string | null, jobId: number): { out: string; code: number } {
+    const uid = this.deps.packageUid(pkg);
+    if (uid === undefined || userId !== 0) return { out: `unknown(${pkg})\n`, code: CMD_ERR_NO_PACKAGE };
+    const js = this.find(uid, namespace, jobId);
+    if (js === undefined) return { out: `unknown(${formatUid(uid)}/jid${jobId})\n`, code: CMD_ERR_NO_JOB };
+    let out = '';
+    let printed = false;
+    const pending = this.isReady(js, this.deps.elapsedRealtime());
+    if (pending) {
+      out += 'pending';
+      printed = true;
+    }
+    if (js.active) {
+      if (printed) out += ' ';
+      printed = true;
+      out += 'active\n';
+    }
+    if (pending && !js.active) {
+      if (printed) out += ' ';
+      out += 'ready\n';
+      printed = true;
+    }
+    if (!printed) out += 'waiting';
+    out += '\n';
+    return { out, code: 0 };
+  }
+
+  /** `cmd jobscheduler cancel [-n NS] PKG [JOB_ID]`: executeCancelCommand. */
+  cancelCommand(pkg: string, userId: number, namespace: string | null, jobId: number | undefined): { out: string; code: number } {
+    const uid = this.deps.packageUid(pkg);
+    if (uid === undefined || userId !== 0) return { out: `Package ${pkg} not found.\n`, code: CMD_ERR_NO_PACKAGE };
+    const targets = this.jobs.filter((j) => j.callingUid === uid && (jobId === undefined ? true : j.namespace === namespace && j.job.id === jobId));
+    if (targets.length === 0) return { out: 'No matching job found.\n', code: CMD_ERR_NO_JOB };
+    let out = '';
+    for (const js of targets) {
+      out += `Canceling job ${pkg}/#${js.job.id} in user ${userId}\n`;
+      this.remove(js, true);
+    }
+    return { out, code: 0 };
+  }
+
+  /** `dumpsys jobscheduler [PKG]` (dumpInternal; the JOB lines exactly as JobStatus prints them). */
+  dump(filterUid: number | undefined): string {
+    const nowElapsed = this.deps.elapsedRealtime();
+    const lines: string[] = [];
+    lines.push('Started users: [0]');
+    const shown = this.jobs.filter((j) => filterUid === undefined || j.callingUid === filterUid);
+    lines.push(`Registered ${this.jobs.length} jobs:`);
+    for (const js of shown) {
+      const j = js.job;
+      lines.push(`  JOB ${js.uniqueId()}: ${js.shortStringExceptUniqueId()}`);
+      lines.push(`    ${formatUid(js.callingUid)} tag=*job*/${js.batteryName()}`);
+      lines.push(`    Source: uid=${formatUid(js.callingUid)} user=0 pkg=${js.sourcePackage}`);
+      lines.push('    JobInfo:');
+      lines.push(`      Service: ${flattenToShortString(j.service)}`);
+      lines.push(`      Requires: charging=${String(j.requiresCharging)} batteryNotLow=${String(j.requiresBatteryNotLow)} deviceIdle=${String(j.requiresDeviceIdle)}`);
+      if (j.minLatencyMs > 0) lines.push(`      Minimum latency: ${formatDuration(j.minLatencyMs)}`);
+      lines.push(`      Backoff: policy=${j.backoffPolicy} initial=${formatDuration(j.initialBackoffMs)}`);
+      if (j.minLatencyMs > 0) lines.push('      Has early constraint');
+      lines.push(`    Required constraints:${j.minLatencyMs > 0 ? ' TIMING_DELAY' : ''}`);
+      lines.push(`    Satisfied constraints:${nowElapsed >= js.earliestRunElapsed ? ' TIMING_DELAY' : ''}`);
+      lines.push(`    Standby bucket: ACTIVE`);
+      lines.push(`    Enqueue time: ${formatDuration(js.enqueueElapsed - nowElapsed)}`);
+      lines.push(`    Run time: earliest=${js.earliestRunElapsed > js.enqueueElapsed ? formatDuration(js.earliestRunElapsed - nowElapsed) : 'none'}, latest=none, original latest=none`);
+      if (js.numFailures > 0) lines.push(`    Num failures: ${js.numFailures}`);
+      lines.push(`    Ready: ${String(this.isReady(js, nowElapsed))} (job=${String(this.isReady(js, nowElapsed))} user=true !restricted=true !pending=true !active=${String(!js.active)} !backingup=true comp=true)`);
+    }
+    lines.push('');
+    lines.push('Pending queue:');
+    lines.push('');
+    lines.push('Active jobs:');
+    this.jobs
+      .filter((j) => j.active && (filterUid === undefined || j.callingUid === filterUid))
+      .forEach((js, i) => {
+        lines.push(`  Slot #${i}(ID=${i}): JOB ${js.uniqueId()}: ${js.shortStringExceptUniqueId()}`);
+        lines.push(`    Running for: ${formatDuration(nowElapsed - (js.execution?.startElapsed ?? nowElapsed))}, timeout at: ${formatDuration((js.execution?.startElapsed ?? nowElapsed) + 600_000 - nowElapsed)}`);
+      });
+    return lines.map((l) => `${l}\n`).join('');
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * NotificationManagerService: channels, enqueue checks, posting, cancelling, the event log and
+ * the `dumpsys notification` / `cmd notification` output.
+ *
+ * Sources:
+ * - A14 NotificationManagerService.java (LOS21-pre-QPR2/android_frameworks_base @1add8e2d,
+ *   android-facts.md §1.2): MAX_PACKAGE_NOTIFICATIONS = 50, DEFAULT_MAX_NOTIFICATION_ENQUEUE_RATE
+ *   = 5f (updates only), EVENTLOG_ENQUEUE_STATUS_NEW 0 / UPDATE 1, the Slog.e texts
+ *   "Package has already posted or enqueued N notifications.  Not showing more.  package=P" and
+ *   "Package enqueue rate is R. Shedding KEY. package=P" (at most every 5 s,
+ *   MIN_PACKAGE_OVERRATE_LOG_INTERVAL), "No Channel found for pkg=..., channelId=..., id=...,
+ *   tag=..., opPkg=..., callingUid=..., userId=..., incomingUserId=..., notificationUid=...,
+ *   notification=..." (Android 11+ enqueueNotificationInternal).
+ * - Posts refused by checkDisqualifyingFeatures (cap, rate, POST_NOTIFICATIONS on 33+) write no
+ *   notification_enqueue event; a missing channel returns before it too.
+ * - RateEstimator.java (aosp-mirror @0ce2ddb0): exponentially weighted inter-arrival time,
+ *   RATE_ALPHA 0.5, MINIMUM_DT 0.0005 s, initial inter-arrival 1000 s.
+ * - EventLogTags.logtags: 2750 notification_enqueue (uid,pid,pkg,id,tag,userid,notification,
+ *   status) — the A14 list (A15 appends app_provided); 27530 notification_canceled
+ *   (key,reason,lifespan,freshness,exposure,rank,count,listener); cancel reasons from
+ *   NotificationListenerService (5 PACKAGE_CHANGED, 8 APP_CANCEL, 21 CLEAR_DATA).
+ * - dumpImpl layout: android-facts.md §2.1 and the API 33 capture in specs.
+ */
+import type { NotificationChannelSpec, NotificationSpec } from './app-framework.js';
+import { javaFloat } from './java-lang.js';
+import { NotificationRecord, notificationToString } from './notification-record.js';
+import type { SystemLog } from './system-log.js';
+import { LogPriority } from '../types.js';
+
+export const MAX_PACKAGE_NOTIFICATIONS = 50;
+export const DEFAULT_MAX_NOTIFICATION_ENQUEUE_RATE = 5;
+const MIN_PACKAGE_OVERRATE_LOG_INTERVAL = 5000;
+const TAG = 'NotificationService';
+
+export const CancelReason = { CLICK: 1, CANCEL: 2, CANCEL_ALL: 3, PACKAGE_CHANGED: 5, USER_STOPPED: 6, APP_CANCEL: 8, APP_CANCEL_ALL: 9, CLEAR_DATA: 21 } as const;
+
+/** RateEstimator: exponentially weighted moving average of the inter-arrival time. */
+export class RateEstimator {
+  private lastEventTime: number | undefined;
+  private interarrival = 1000.0;
+
+  update(nowMs: number): void {
+    if (this.lastEventTime !== undefined) this.interarrival = this.estimate(nowMs);
+    this.lastEventTime = nowMs;
+  }
+
+  getRate(nowMs: number): number {
+    if (this.lastEventTime === undefined) return 0;
+    return Math.fround(1.0 / this.estimate(nowMs));
+  }
+
+  private estimate(nowMs: number): number {
+    const dt = Math.max((nowMs - (this.lastEventTime ?? nowMs)) / 1000.0, 0.0005);
+    return 0.5 * this.interarrival + 0.5 * dt;
+  }
+}
+
+export interface EnqueueRequest {
+  readonly pkg: string;
+  readonly opPkg: string;
+  readonly callingUid: number;
+  readonly callingPid: number;
+  readonly userId: number;
+  readonly tag: string | null;
+  readonly id: number;
+  readonly notification: NotificationSpec;
+}
+
+/** Why an enqueue did not post (for the app model's own tests); undefined when posted. */
+export type EnqueueRefusal = 'no-channel' | 'rate-limit' | 'package-cap' | 'blocked' | 'no-small-icon';
+
+export interface NotificationManagerDeps {
+  readonly log: SystemLog;
+  readonly apiLevel: number;
+  now(): number;
+  elapsedRealtime(): number;
+  nextIdentityHash(): number;
+  /** PermissionHelper.hasPermission (POST_NOTIFICATIONS on 33+). */
+  hasPostPermission(pkg: string): boolean;
+}
+
+export class NotificationManagerService {
+  private readonly deps: NotificationManagerDeps;
+  private readonly channels = new Map<string, Map<string, NotificationChannelSpec>>();
+  /** mNotificationList, in posting order. */
+  private readonly list: NotificationRecord[] = [];
+  private readonly rates = new Map<string, RateEstimator>();
+  private lastOverRateLogTime = -Infinity;
+  private archived = 0;
+
+  constructor(deps: NotificationManagerDeps) {
+    this.deps = deps;
+  }
+
+  createNotificationChannel(pkg: string, channel: NotificationChannelSpec): void {
+    let byId = this.channels.get(pkg);
+    if (byId === undefined) {
+      byId = new Map();
+      this.channels.set(pkg, byId);
+    }
+    // Creating an existing channel only updates its name and description (NotificationChannel
+    // importance is the user's once created: PreferencesHelper.createNotificationChannel).
+    const existing = byId.get(channel.id);
+    byId.set(channel.id, existing === undefined ? channel : { ...existing, name: channel.name, ...(channel.description === undefined ? {} : { description: channel.description }) });
+  }
+
+  getChannel(pkg: string, id: string): NotificationChannelSpec | undefined {
+    return this.channels.get(pkg)?.get(id);
+  }
+
+  /** PackageManager data cleared: the package's channels are deleted. */
+  clearChannels(pkg: string): void {
+    this.channels.delete(pkg);
+  }
+
+  active(): readonly NotificationRecord[] {
+    return this.list;
+  }
+
+  get(key: string): NotificationRecord | undefined {
+    return this.list.find((r) => r.key === key);
+  }
+
+  private rate(pkg: string): RateEstimator {
+    let r = this.rates.get(pkg);
+    if (r === undefined) {
+      r = new RateEstimator();
+      this.rates.set(pkg, r);
+    }
+    return r;
+  }
+
+  /** enqueueNotificationInternal + EnqueueNotificationRunnable + PostNotificationRunnable. */
+  enqueue(req: EnqueueRequest): EnqueueRefusal | undefined {
+    const { pkg, notification: n } = req;
+    const channel = n.channelId === null ? undefined : this.getChannel(pkg, n.channelId);
+    if (channel === undefined) {
+      this.deps.log.slog(
+        LogPriority.E,
+        TAG,
+        `No Channel found for pkg=${pkg}, channelId=${n.channelId ?? 'null'}, id=${req.id}, tag=${req.tag ?? 'null'}, opPkg=${req.opPkg}, callingUid=${req.callingUid}, userId=${req.userId}, incomingUserId=${req.userId}, notificationUid=${req.callingUid}, notification=${notificationToString(n)}`,
+      );
+      return 'no-channel';
+    }
+    const record = new NotificationRecord({
+      identityHash: this.deps.nextIdentityHash(),
+      pkg,
+      opPkg: req.opPkg,
+      uid: req.callingUid,
+      userId: req.userId,
+      id: req.id,
+      tag: req.tag,
+      notification: n,
+      channel,
+      postTimeMs: this.deps.now(),
+      postElapsedMs: this.deps.elapsedRealtime(),
+    });
+    const old = this.get(record.key);
+    const elapsed = this.deps.elapsedRealtime();
+    // checkDisqualifyingFeatures: rate limit (updates only), package cap, blocked.
+    if (old !== undefined) {
+      const appEnqueueRate = this.rate(pkg).getRate(elapsed);
+      if (appEnqueueRate > DEFAULT_MAX_NOTIFICATION_ENQUEUE_RATE) {
+        if (elapsed - this.lastOverRateLogTime > MIN_PACKAGE_OVERRATE_LOG_INTERVAL) {
+          this.deps.log.slog(LogPriority.E, TAG, `Package enqueue rate is ${javaFloat(appEnqueueRate)}. Shedding ${record.key}. package=${pkg}`);
+          this.lastOverRateLogTime = elapsed;
+        }
+        return 'rate-limit';
+      }
+    }
+    const count = this.list.filter((r) => r.pkg === pkg && r.userId === req.userId && !(r.id === req.id && r.tag === req.tag)).length;
+    if (count >= MAX_PACKAGE_NOTIFICATIONS) {
+      this.deps.log.slog(LogPriority.E, TAG, `Package has already posted or enqueued ${count} notifications.  Not showing more.  package=${pkg}`);
+      return 'package-cap';
+    }
+    if (!this.deps.hasPostPermission(pkg) || channel.importance === 0) return 'blocked';
+    this.rate(pkg).update(elapsed);
+
+    // EnqueueNotificationRunnable: the event is written before posting.
+    this.deps.log.event(2750, 'notification_enqueue', [req.callingUid, req.callingPid, pkg, req.id, req.tag, req.userId, notificationToString(n), old === undefined ? 0 : 1]);
+
+    // PostNotificationRunnable.
+    if (n.smallIcon === null) {
+      this.deps.log.slog(LogPriority.E, TAG, `Not posting notification without small icon: ${notificationToString(n)}`);
+      return 'no-small-icon';
+    }
+    if (old !== undefined) {
+      record.copyRankingInformation(old);
+      this.list[this.list.indexOf(old)] = record;
+    } else {
+      this.list.push(record);
+    }
+    return undefined;
+  }
+
+  /** cancelNotification from the app (REASON_APP_CANCEL). */
+  cancel(pkg: string, userId: number, tag: string | null, id: number, reason: number = CancelReason.APP_CANCEL): void {
+    const r = this.list.find((x) => x.pkg === pkg && x.userId === userId && x.id === id && x.tag === tag);
+    if (r !== undefined) this.cancelRecord(r, reason);
+  }
+
+  /** cancelAllNotificationsInt for a package (force-stop: REASON_PACKAGE_CHANGED). */
+  cancelAllForPackage(pkg: string, reason: number): void {
+    for (const r of this.list.filter((x) => x.pkg === pkg)) this.cancelRecord(r, reason);
+  }
+
+  /** cancelNotificationLocked: notification_canceled with lifespan/freshness/exposure in ms. */
+  private cancelRecord(r: NotificationRecord, reason: number): void {
+    const i = this.list.indexOf(r);
+    if (i < 0) return;
+    this.list.splice(i, 1);
+    this.archived++;
+    const now = this.deps.now();
+    this.deps.log.event(27530, 'notification_canceled', [r.key, reason, now - r.creationTimeMs, now - r.updateTimeMs, 0, -1, -1, null]);
+  }
+
+  /** `dumpsys notification [--noredact|--reveal] [p|pkg|--package PKG]`. */
+  dump(args: readonly string[]): string {
+    let redact = true;
+    let pkgFilter: string | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      if (a === '--noredact' || a === '--reveal') redact = false;
+      else if ((a === 'p' || a === 'pkg' || a === '--package') && i + 1 < args.length) pkgFilter = args[++i];
+    }
+    const api = this.deps.apiLevel;
+    const lines: string[] = [];
+    // DumpFilter.toString() text is UNCONFIRMED (android-facts.md §2.1); `pkg=<name>` is used.
+    lines.push(pkgFilter === undefined ? 'Current Notification Manager state:' : `Current Notification Manager state (filtered to pkg=${pkgFilter}):`);
+    const shown = this.list.filter((r) => pkgFilter === undefined || r.pkg === pkgFilter);
+    if (shown.length > 0) {
+      lines.push('  Notification List:');
+      shown.forEach((r) => lines.push(...r.dump('    ', redact, api, this.list.indexOf(r))));
+      lines.push('  ');
+    }
+    if (pkgFilter === undefined) {
+      lines.push('  mUseAttentionLight=false');
+      lines.push('  mHasLight=false');
+      lines.push('  mNotificationPulseEnabled=true');
+      lines.push('  mSoundNotificationKey=null');
+      lines.push('  mVibrateNotificationKey=null');
+      lines.push('  mDisableNotificationEffects=false');
+      lines.push('  mCallState=CALL_STATE_IDLE');
+      lines.push('  mSystemReady=true');
+      lines.push(`  mMaxPackageEnqueueRate=${javaFloat(DEFAULT_MAX_NOTIFICATION_ENQUEUE_RATE)}`);
+      lines.push('  hideSilentStatusBar=false');
+    }
+    lines.push(`  mArchive=Archive (${this.archived} notifications)`);
+    lines.push('');
+    lines.push('  Snoozed notifications:');
+    lines.push('');
+    lines.push(' Pending snoozed notifications');
+    lines.push('');
+    return lines.map((l) => `${l}\n`).join('');
+  }
+}
