@@ -15,8 +15,9 @@ import adbkit from '@devicefarmer/adbkit';
  */
 export interface AdbkitDevice {
   shell(command: string): PromiseLike<Duplex>;
-  stat(path: string): PromiseLike<{ size: number; mode: number; mtime: Date; isDirectory(): boolean }>;
-  readdir(path: string): PromiseLike<{ name: string; size: number; mode: number; mtime: Date; isDirectory(): boolean }[]>;
+  /** adbkit's Stats: mode, size and mtimeMs are set (its `mtime` Date is not usable on Node 20). */
+  stat(path: string): PromiseLike<{ size: number; mode: number; mtimeMs: number; isDirectory(): boolean }>;
+  readdir(path: string): PromiseLike<{ name: string; size: number; mode: number; mtimeMs: number; isDirectory(): boolean }[]>;
   push(source: string, path: string, mode?: number): PromiseLike<EventEmitter>;
   pull(path: string): PromiseLike<Duplex>;
   reverse(remote: string, local: string): PromiseLike<boolean>;

@@ -10,19 +10,31 @@ import { AdbCommand, encodePacket } from '../../src/virtual-device/adbd/packet.j
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { RawAdbHost, testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';
 
-/** Sends one smart-socket request sequence to the adb server and returns everything it answers. */
+/**
+ * Sends smart-socket requests to the adb server one at a time (each after the previous OKAY:
+ * the server discards bytes that arrive with a host:transport request) and returns everything
+ * it answers until it closes the connection.
+ */
 function askAdbServer(port: number, requests: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => {
-      for (const r of requests) socket.write(r.length.toString(16).padStart(4, '0') + r);
-    });
+    const pending = [...requests];
+    const sendNext = (): void => {
+      const r = pending.shift();
+      if (r !== undefined) socket.write(r.length.toString(16).padStart(4, '0') + r);
+    };
+    const socket = net.connect(port, '127.0.0.1', sendNext);
     const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    let okays = 0;
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      const seen = (Buffer.concat(chunks).toString('latin1').match(/OKAY/g) ?? []).length;
+      for (; okays < seen; okays++) sendNext();
+    });
     socket.once('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
     socket.once('error', reject);
     socket.setTimeout(5000, () => {
       socket.destroy();
-      reject(new Error('adb server did not answer'));
+      reject(new Error(`adb server did not answer (got ${Buffer.concat(chunks).toString('latin1')})`));
     });
   });
 }

@@ -49,7 +49,7 @@ describe('virtual adbd: sync', () => {
     expect(Buffer.compare(await readFile(join(work, 'back')), blob)).to.equal(0);
     const st = await adb.client.getDevice(dev.serial).stat('/data/local/tmp/blob');
     expect(st.size).to.equal(blob.length);
-    expect(st.mtime.getTime()).to.equal(1_600_000_000_000);
+    expect(st.mtimeMs).to.equal(1_600_000_000_000);
     // adbd copies the user permission bits to group and other: 0644 arrives as 0666.
     expect(st.mode).to.equal(0o100666);
   });

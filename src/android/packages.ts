@@ -13,7 +13,7 @@ export async function listPackages(device: AndroidDevice): Promise<string[]> {
   return parsePackageList(await device.shellText(['pm', 'list', 'packages']));
 }
 
-/** APK paths of an installed package; empty when it is not installed (`pm path` exits 1). */
+/** APK paths of an installed package; empty when it is not installed (no `package:` line). */
 export async function getPackagePaths(device: AndroidDevice, pkg: string): Promise<string[]> {
   const result = await device.shell(['pm', 'path', assertPackageName(pkg)]);
   return parsePackageList(result.stdout.toString('utf8'));

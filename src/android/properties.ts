@@ -1,5 +1,5 @@
 /**
- * System properties (`getprop NAME` prints the value and a newline, or an empty line when unset).
+ * System properties through `getprop NAME` (one value per call; an unset property reads as '').
  */
 import { DedupVerifyError, ErrorCode } from '../errors.js';
 import type { AndroidDevice } from '../device/android-device.js';

@@ -158,7 +158,13 @@ Examples:
     .description('Serve a fixture feed (and the receipts backend) on 127.0.0.1 until SIGINT or SIGTERM.')
     .option('--port <n>', 'TCP port', intArg('--port'), 8765)
     .addOption(new Option('--fixture <name>', 'a built-in fixture feed').conflicts('file'))
-    .option('--file <feed.xml>', 'serve this RSS or Atom file as /feed.xml')
+    .option('--file <feed.xml>', 'serve this RSS or Atom file as /feed.xml (re-read on every request)')
+    .option('--journal <file>', 'append every request (headers, body, status) to this JSON Lines file')
+    .addHelpText('after', `
+Examples:
+  $ dedup-verify serve-feed --port 8765 --fixture malformed
+  $ dedup-verify serve-feed --port 8765 --file feed.xml --journal journal.jsonl &
+  $ adb reverse tcp:8765 tcp:8765`)
     .action(async (opts: Record<string, unknown>) => {
       const { runServeFeed } = await import('./commands/serve-feed.js');
       setExit(await runServeFeed(opts, io));

@@ -102,6 +102,13 @@ const SECTIONS: readonly SectionSpec[] = [
 
 const TOP_FIELDS: readonly FieldSpec[] = [
   { key: '$schema', required: false, expect: 'a string (the path or URL of the JSON Schema)', example: '"../schema/dedup-verify.config.schema.json"', check: (v) => typeof v === 'string' },
+  {
+    key: '$comment',
+    required: false,
+    expect: 'a string or an array of strings (notes for people; ignored)',
+    example: '["CONFIRM windowMs"]',
+    check: (v) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+  },
   { key: 'windowMs', required: true, expect: "the app's window in milliseconds, a whole number > 0", example: '172800000 for 48 h', check: isWholeAbove(1) },
   { key: 'allowedDuplicates', required: false, expect: 'the extra posts tolerated per item, a whole number >= 0', example: '0', check: isWholeAbove(0) },
 ];

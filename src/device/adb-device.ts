@@ -19,7 +19,6 @@ import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { DedupVerifyError, DeviceCommandError, ErrorCode, TimeoutError } from '../errors.js';
 import {
-  commandFailed,
   runShellText,
   type AndroidDevice,
   type ReverseRule,
@@ -70,9 +69,9 @@ export interface OpenAdbDeviceOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** Sync requests carry paths of at most 1024 bytes (`adb/file_sync_protocol.h` kMaxPathLength). */
+/** Sync requests carry paths of at most 1024 bytes; longer ones get FAIL "path too long" (adb-protocol.md §4.3). */
 const SYNC_MAX_PATH = 1024;
-/** adbd accepts DATA chunks up to 64 KiB (SYNC_DATA_MAX). */
+/** adbd accepts DATA chunks up to 64 KiB (SYNC_DATA_MAX = 65 536, adb-protocol.md §4.3). */
 const SYNC_DATA_MAX = 64 * 1024;
 /** S_IFREG, or-ed into the SEND mode as adb does. */
 const S_IFREG = 0o100000;
@@ -440,9 +439,6 @@ export class AdbDevice implements AndroidDevice {
     });
   }
 }
-
-/** Re-exported for callers that check a result themselves. */
-export { commandFailed };
 
 function syncRequest(id: 'RECV' | 'SEND' | 'DATA' | 'QUIT', payload: Buffer): Buffer {
   const header = Buffer.alloc(8);

@@ -1,9 +1,11 @@
 /**
  * Where adb and adbkit failures become DedupVerifyErrors (the edge: nothing past src/device
- * sees an adbkit error). The adb server's FAIL texts come from aosp-mirror/platform_system_core
- * platform-tools-29.0.6 `adb/transport.cpp` `acquire_one_transport` ("device '%s' not found",
- * "device offline", "device unauthorized. …", "no devices/emulators found") and
- * `adb/sockets.cpp` (`closed` when the device refused to open a service).
+ * sees an adbkit error). The adb server answers a request it cannot serve with FAIL + message
+ * (adb-protocol.md §5.1): `closed` when the device refused to open a service
+ * (platform-tools-29.0.6 `adb/sockets.cpp` L525-543), `device offline …` for a transport that is
+ * not online; for an unknown serial or an unauthorized device the texts contain "not found" /
+ * "unauthorized" (`adb/transport.cpp` acquire_one_transport; matched by substring because the
+ * exact wording is not pinned down in the reference notes).
  */
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
 

@@ -283,7 +283,18 @@ export async function waitForDevice(
         clearTimeout(timer);
         reject(isServerUnreachable(e) ? adbServerError(endpoint, e) : e instanceof Error ? e : new Error(String(e)));
       });
-      // The tracker reports the current list as 'add' events, so an online device resolves at once.
+      // The tracker may have reported the current list before these listeners were attached,
+      // so the current list is also asked once; later changes arrive as events.
+      listDevices(client, endpoint).then(
+        (devices) => {
+          const entry = devices.find((d) => d.serial === serial);
+          if (entry !== undefined) check({ id: entry.serial, type: entry.state });
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
     });
   } finally {
     tracker.end();

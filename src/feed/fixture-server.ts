@@ -76,7 +76,15 @@ export type FaultPlan =
   | { readonly status: number; readonly retryAfterSec?: number; readonly times?: number }
   | { readonly delayMs: number }
   | { readonly hold: true; readonly passFirst?: number }
+  | { readonly sequence: readonly FaultStep[] }
   | { readonly dropAfterProcessing: true; readonly times?: number };
+
+/**
+ * One request's fate in a `sequence` plan: handled normally, answered with a status, handled
+ * then dropped before any response byte, or held until `release()`. After the last step the
+ * route is normal again.
+ */
+export type FaultStep = 'pass' | 'drop-after-processing' | 'hold' | number;
 
 export interface JournalEntry {
   /** Arrival order, from 1. */
@@ -184,6 +192,10 @@ function describePlanProblem(plan: FaultPlan): string | null {
     return isCount(plan.times) ? null : 'times must be a whole number > 0';
   }
   if ('delayMs' in plan) return Number.isFinite(plan.delayMs) && plan.delayMs >= 0 ? null : 'delayMs must be a number >= 0';
+  if ('sequence' in plan) {
+    const ok = plan.sequence.length > 0 && plan.sequence.every((step) => step === 'pass' || step === 'drop-after-processing' || step === 'hold' || (typeof step === 'number' && isStatus(step) && step >= 300));
+    return ok ? null : 'sequence must be a non-empty list of "pass", "drop-after-processing", "hold" or HTTP statuses 300..599';
+  }
   if ('hold' in plan) return plan.passFirst === undefined || (Number.isInteger(plan.passFirst) && plan.passFirst >= 0) ? null : 'passFirst must be a whole number >= 0';
   return isCount(plan.times) ? null : 'times must be a whole number > 0';
 }
@@ -397,6 +409,14 @@ class HttpFixtureServer implements FixtureServer {
       return { kind: 'drop' };
     }
     if ('delayMs' in plan) return { kind: 'delay', ms: plan.delayMs };
+    if ('sequence' in plan) {
+      const step = plan.sequence[f.used - 1];
+      if (f.used >= plan.sequence.length) this.faults.delete(route);
+      if (step === undefined || step === 'pass') return undefined;
+      if (step === 'hold') return { kind: 'hold' };
+      if (step === 'drop-after-processing') return { kind: 'drop' };
+      return { kind: 'status', status: step, retryAfterSec: undefined };
+    }
     return f.used > (plan.passFirst ?? 0) ? { kind: 'hold' } : undefined;
   }
 

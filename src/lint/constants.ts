@@ -152,6 +152,23 @@ function modifiersBefore(file: ParsedFile, i: number): string[] {
   return out;
 }
 
+/** True when token `i` sits inside `(…)` of the current block (a parameter list or call). */
+function insideParens(file: ParsedFile, i: number): boolean {
+  for (let k = i - 1; k >= 0; k--) {
+    const t = file.tokens[k] as Token;
+    if (t.kind !== TokenKind.Operator) continue;
+    if (t.text === ')' || t.text === ']') {
+      const o = file.match[k] ?? -1;
+      if (o < 0) return false;
+      k = o;
+      continue;
+    }
+    if (t.text === '(') return true;
+    if (t.text === '{' || t.text === '}' || t.text === ';') return false;
+  }
+  return false;
+}
+
 /** Every value declaration with an initializer in one file. */
 export function collectValueDecls(file: ParsedFile): ValueDecl[] {
   const out: ValueDecl[] = [];
@@ -161,6 +178,7 @@ export function collectValueDecls(file: ParsedFile): ValueDecl[] {
     const t = toks[i] as Token;
     if (kotlin) {
       if (!(isIdent(t, 'val') || isIdent(t, 'var'))) continue;
+      if (insideParens(file, i)) continue; // a constructor parameter's default, not a declaration with a value of its own
       const nameTok = toks[i + 1];
       if (nameTok?.kind !== TokenKind.Identifier) continue;
       let k = i + 2;
@@ -444,7 +462,7 @@ function sameValue(a: Value, b: Value): boolean {
 function textOf(file: ParsedFile, range: Range): string {
   const parts: string[] = [];
   for (let k = range.start; k <= range.end; k++) parts.push((file.tokens[k] as Token).text);
-  const s = parts.join(' ');
+  const s = parts.join(' ').replace(/\s+/g, ' ');
   return s.length > 60 ? `${s.slice(0, 59)}…` : s;
 }
 

@@ -63,8 +63,15 @@ export function lintSources(sources: readonly SourceText[]): LintResult {
   return { findings: unique.sort(compareLocation), filesScanned: scanned, unresolved: unresolved.sort(compareLocation) };
 }
 
-/** Directories never descended into: build output, VCS and IDE state, dependencies. */
-const SKIP_DIRS = new Set(['build', '.git', '.gradle', '.idea', 'node_modules', 'out', '.cxx', 'intermediates', 'generated']);
+/**
+ * Directories never descended into: build output, VCS and IDE state, dependencies, and test
+ * source sets (test code builds fixtures the rules would report). A file given by name is
+ * always linted.
+ */
+const SKIP_DIRS = new Set([
+  'build', '.git', '.gradle', '.idea', 'node_modules', 'out', '.cxx', 'intermediates', 'generated',
+  'test', 'androidTest', 'testFixtures', 'sharedTest', 'testDebug', 'testRelease',
+]);
 
 function isLintable(path: string): boolean {
   return /\.(kt|kts|java)$/i.test(path) || /(^|[\\/])\d+\.json$/.test(path);

@@ -113,19 +113,44 @@ export function splitStatements(tokens: readonly SqlToken[]): SqlToken[][] {
   return out.filter((s) => s.length > 0);
 }
 
+export interface WhereColumn {
+  /** The table qualifier when written (`Item.remote_id`). */
+  readonly table: string | undefined;
+  readonly column: string;
+}
+
 /** Columns matched for equality in the WHERE clause of a statement: `col = :p`, `col == ?`, `t.col IN (…)` (not LIKE, <, >). */
-export function whereColumns(stmt: readonly SqlToken[]): string[] {
+export function whereColumns(stmt: readonly SqlToken[]): WhereColumn[] {
   const w = stmt.findIndex((t) => isKeyword(t, 'WHERE'));
   if (w < 0) return [];
-  const cols: string[] = [];
+  const cols: WhereColumn[] = [];
   for (let i = w + 1; i < stmt.length; i++) {
     const t = stmt[i] as SqlToken;
     if (t.kind !== SqlKind.Word || (!t.quoted && /^(AND|OR|NOT|NULL|IS|IN|LIKE|SELECT|FROM|WHERE|LIMIT|ORDER|BY|GROUP|EXISTS|LOWER|UPPER|TRIM)$/i.test(t.value))) continue;
-    // skip a table qualifier: `n.title`
-    if (stmt[i + 1]?.kind === SqlKind.Punct && stmt[i + 1]?.value === '.') continue;
+    if (stmt[i + 1]?.kind === SqlKind.Punct && stmt[i + 1]?.value === '.') continue; // a qualifier
     const next = stmt[i + 1];
     const isCompare = next !== undefined && ((next.kind === SqlKind.Punct && ['=', '=='].includes(next.value)) || isKeyword(next, 'IN'));
-    if (isCompare) cols.push(t.value);
+    if (!isCompare) continue;
+    const dot = stmt[i - 1];
+    const qualifier = dot?.kind === SqlKind.Punct && dot.value === '.' && stmt[i - 2]?.kind === SqlKind.Word ? (stmt[i - 2] as SqlToken).value : undefined;
+    cols.push({ table: qualifier, column: t.value });
   }
   return cols;
+}
+
+/** True when a statement asks whether a row exists: `SELECT EXISTS(…)`. */
+export function isExistenceQuery(stmt: readonly SqlToken[]): boolean {
+  return stmt.some((t) => isKeyword(t, 'EXISTS'));
+}
+
+/** Tables named after FROM / JOIN / UPDATE / INTO in a statement. */
+export function fromTables(stmt: readonly SqlToken[]): string[] {
+  const out: string[] = [];
+  stmt.forEach((t, i) => {
+    if (isKeyword(t, 'FROM') || isKeyword(t, 'JOIN') || isKeyword(t, 'UPDATE') || isKeyword(t, 'INTO')) {
+      const n = stmt[i + 1];
+      if (n?.kind === SqlKind.Word && (n.quoted || !/^(SELECT|OR)$/i.test(n.value))) out.push(n.value);
+    }
+  });
+  return out;
 }

@@ -505,7 +505,7 @@ export function branchRange(unit: SourceUnit, s: number): Range {
 export function rangeText(unit: SourceUnit, range: Range, max = 80): string {
   const parts: string[] = [];
   for (let k = range.start; k <= range.end && k < unit.tokens.length; k++) parts.push((unit.tokens[k] as Token).text);
-  let s = parts.join(' ').replace(/ ?([.(\[]) ?/g, '$1').replace(/ ([)\],])/g, '$1').replace(/ ?(::|\?\.) ?/g, '$1').replace(/(^|[ (])! /g, '$1!');
+  let s = parts.join(' ').replace(/\s+/g, ' ').replace(/ ?([.([]) ?/g, '$1').replace(/ ([)\],])/g, '$1').replace(/ ?(::|\?\.) ?/g, '$1').replace(/(^|[ (])! /g, '$1!');
   if (s.length > max) s = `${s.slice(0, max - 1)}…`;
   return s;
 }

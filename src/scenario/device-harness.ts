@@ -228,10 +228,11 @@ export class DeviceHarness implements Harness {
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
     const journalFrom = this.ctx.server.journal().length;
     const logFrom = this.ctx.observer.position;
+    const hostAtStart = Date.now();
 
     const finish = async (outcome: RunOutcome, extra: string[] = []): Promise<RunResult> => {
       evidence.push(...extra);
-      return this.collect({ run, probe, outcome, deviceTime, journalFrom, logFrom, evidence });
+      return this.collect({ run, probe, outcome, deviceTime, hostAtStart, journalFrom, logFrom, evidence });
     };
 
     if (!spec || spec.systemId === undefined) {
@@ -314,6 +315,8 @@ export class DeviceHarness implements Harness {
     probe: boolean;
     outcome: RunOutcome;
     deviceTime: number;
+    /** Host time when the run started: maps the server's host-clock times onto device time. */
+    hostAtStart: number;
     journalFrom: number;
     logFrom: number;
     evidence: string[];
@@ -344,7 +347,7 @@ export class DeviceHarness implements Harness {
     for (const j of this.ctx.server.journal().slice(r.journalFrom)) {
       if (stripQuery(j.path) !== this.config.feed.path) continue;
       fetchStatuses.push(j.status);
-      if (!r.probe) this.record({ type: 'fetched', t: j.t, run: r.run, items: [...(j.itemsServed ?? [])], status: j.status, evidence: [journalLine(j)] });
+      if (!r.probe) this.record({ type: 'fetched', t: r.deviceTime + (j.t - r.hostAtStart), run: r.run, items: [...(j.itemsServed ?? [])], status: j.status, evidence: [journalLine(j)] });
     }
     const stored = await this.newStoredKeys();
     if (!r.probe) {

@@ -102,9 +102,11 @@ export interface Finding {
 }
 
 export type FaultPlan =
-  | { readonly statuses: readonly number[] }
+  | { readonly statuses: readonly number[]; readonly retryAfterSec?: number }
   | { readonly status: number; readonly retryAfterSec?: number }
-  | { readonly dropAfterProcessing: true; readonly times?: number };
+  | { readonly dropAfterProcessing: true; readonly times?: number }
+  /** One step per request: 'pass', 'drop-after-processing' (effect stored, no answer) or a status. */
+  | { readonly sequence: readonly ('pass' | 'drop-after-processing' | number)[] };
 
 export interface Harness {
   readonly config: Config;

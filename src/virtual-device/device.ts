@@ -11,6 +11,7 @@ import { VirtualNetwork } from './net/device-network.js';
 import { Shell } from './shell/shell.js';
 import { CommandTable } from './shell/command-table.js';
 import { registerToyboxCommands } from './shell/commands/index.js';
+import { log } from './shell/commands/log.js';
 import { apiProfile, type ApiLevel } from './profiles.js';
 import { installAndroidModel } from './android/index.js';
 
@@ -57,6 +58,7 @@ export class VirtualDevice implements DeviceModel {
     const table = new CommandTable();
     this.commands = table;
     registerToyboxCommands(table);
+    table.register('log', log);
     this.shell = new Shell(this);
   }
 

@@ -57,7 +57,7 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
   });
   if (version === null) return finish();
 
-  const online = (await listDevices(createAdbClient(endpoint, adbPath), endpoint)).filter((d) => d.state === 'device').map((d) => d.serial);
+  const online = (await listDevices(createAdbClient(endpoint), endpoint)).filter((d) => d.state === 'device').map((d) => d.serial);
   const serial = typeof opts['device'] === 'string' ? opts['device'] : online.length === 1 ? online[0] : undefined;
   add({
     name: 'device',

@@ -72,7 +72,7 @@ export async function runInit(opts: Record<string, unknown>, io: CliIo): Promise
   const pkg = assertPackageName(pkgOpt);
   if (existsSync(outPath)) throw new UsageError(`${outPath} exists; move it away or pass --out FILE to write elsewhere.`);
   const adbPath = isLocalHost(host) ? findAdbBinary() : undefined;
-  const online = (await listDevices(createAdbClient(endpoint, adbPath), endpoint)).filter((d) => d.state === 'device').map((d) => d.serial);
+  const online = (await listDevices(createAdbClient(endpoint), endpoint)).filter((d) => d.state === 'device').map((d) => d.serial);
   const serial = typeof opts['device'] === 'string' ? opts['device'] : online.length === 1 ? online[0] : undefined;
   if (serial === undefined || !online.includes(serial)) {
     throw new UsageError(`Pick a device with --device SERIAL (online: ${online.join(', ') || 'none'}).`);

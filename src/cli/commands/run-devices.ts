@@ -81,10 +81,10 @@ export class AdbEndpointResolver {
       const serial = await connectTcpDevice(endpoint, { host: '127.0.0.1', port: vd.port });
       const connectedTo = endpoint;
       this.cleanups.push(() => queryAdbServer(connectedTo, `host:disconnect:${serial}`).then(() => undefined, () => undefined));
-      await waitForDevice(createAdbClient(endpoint, adbPath), endpoint, serial, { timeoutMs: 15_000 });
+      await waitForDevice(createAdbClient(endpoint), endpoint, serial, { timeoutMs: 15_000 });
       serials = [serial];
     } else {
-      const listed = await listDevices(createAdbClient(endpoint, adbPath), endpoint);
+      const listed = await listDevices(createAdbClient(endpoint), endpoint);
       const online = listed.filter((d) => d.state === 'device').map((d) => d.serial);
       if (this.o.allDevices) {
         if (online.length === 0) throw new DedupVerifyError(ErrorCode.DeviceNotFound, `No device is online on the adb server ${endpoint.host}:${endpoint.port}. Is the emulator running? Try \`adb devices\`.`);
@@ -94,7 +94,7 @@ export class AdbEndpointResolver {
           if (!online.includes(serial) && /^[^:]+:\d+$/.test(serial)) {
             const [host = '', port = ''] = serial.split(':');
             await connectTcpDevice(endpoint, { host, port: Number(port) });
-            await waitForDevice(createAdbClient(endpoint, adbPath), endpoint, serial, { timeoutMs: 15_000 });
+            await waitForDevice(createAdbClient(endpoint), endpoint, serial, { timeoutMs: 15_000 });
           } else if (!online.includes(serial)) {
             throw new DedupVerifyError(
               ErrorCode.DeviceNotFound,

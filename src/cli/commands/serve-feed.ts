@@ -20,6 +20,8 @@ export interface ServeFeedOptions {
   port: number;
   fixture?: string;
   file?: string;
+  /** Append every request to this JSON Lines file (evidence for a repro). */
+  journal?: string;
 }
 
 export interface ServeFeedControl {
@@ -30,7 +32,7 @@ export interface ServeFeedControl {
 }
 
 function readOptions(opts: Readonly<Record<string, unknown>>): ServeFeedOptions {
-  const { port, fixture, file } = opts;
+  const { port, fixture, file, journal } = opts;
   const p = port ?? 8765;
   if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 65535) {
     throw new UsageError(`--port takes a TCP port from 0 to 65535 (got ${JSON.stringify(p)}).`);
@@ -38,7 +40,8 @@ function readOptions(opts: Readonly<Record<string, unknown>>): ServeFeedOptions 
   if (fixture !== undefined && typeof fixture !== 'string') throw new UsageError('--fixture takes a fixture name.');
   if (file !== undefined && typeof file !== 'string') throw new UsageError('--file takes a path to an RSS or Atom file.');
   if (fixture !== undefined && file !== undefined) throw new UsageError('Give either --fixture NAME or --file FEED.xml, not both.');
-  return { port: p, ...(fixture !== undefined ? { fixture } : {}), ...(file !== undefined ? { file } : {}) };
+  if (journal !== undefined && typeof journal !== 'string') throw new UsageError('--journal takes a file path.');
+  return { port: p, ...(fixture !== undefined ? { fixture } : {}), ...(file !== undefined ? { file } : {}), ...(journal !== undefined ? { journal: resolve(journal) } : {}) };
 }
 
 async function feedSource(options: ServeFeedOptions, io: CliIo, fixturesDir: string | undefined): Promise<FeedSource> {
@@ -95,7 +98,7 @@ export async function runServeFeed(opts: Readonly<Record<string, unknown>>, io: 
   const feed = await feedSource(options, io, control.fixturesDir);
   let server: FixtureServer;
   try {
-    server = await startFixtureServer({ port: options.port, feed });
+    server = await startFixtureServer({ port: options.port, feed, ...(options.journal !== undefined ? { journalPath: options.journal } : {}) });
   } catch (e) {
     const inUse = (e as { cause?: NodeJS.ErrnoException }).cause?.code === 'EADDRINUSE';
     throw new DedupVerifyError(

@@ -24,7 +24,7 @@ const RULE = RuleId.DedupOnTitle;
 const TITLE_NAMES = new Set(['title', 'displayName', 'displayTitle', 'headline', 'subject', 'label', 'text', 'getTitle', 'getDisplayName', 'getHeadline', 'getSubject', 'getText', 'contentTitle']);
 const TITLE_COLUMNS = /^(title|display_?name|display_?title|headline|subject|label|text|content_?title)$/i;
 const EXIST_CALL = /^(is\w*Exists?|exists?\w*|\w+Exists?|contains|containsKey|has(Notified|Seen|Key|Item|Entry|Notification)\w*|isNotified|wasNotified|alreadyNotified|isAlreadyNotified|isSeen|wasSeen|alreadySeen|isKnown|isDuplicate|findBy\w*|countBy\w*)$/;
-const KEY_NAME = /^(key|\w*Key|link|url|guid|uniqueId|dedupId|itemId|notificationId|notificationTag|tag)$/;
+const KEY_NAME = /^(key|\w*Key|link|url|guid|uniqueId|dedupId|notificationId|notificationTag|tag)$/;
 
 /** True when token `i` reads a title-like value (`item.title`, `getTitle()`, a `title` local). */
 function isTitleAt(file: ParsedFile, i: number): boolean {
@@ -38,9 +38,25 @@ function isTitleAt(file: ParsedFile, i: number): boolean {
   return true;
 }
 
-function titleIn(file: ParsedFile, range: Range): Token | undefined {
+/** True when token `i` is the value of a named argument whose name is not a key (`title = item.title`). */
+function inNonKeyNamedArg(file: ParsedFile, i: number, range: Range): boolean {
+  for (let k = i - 1; k >= range.start; k--) {
+    const t = file.tokens[k] as Token;
+    if (isOp(t, ')') || isOp(t, ']') || isOp(t, '}')) {
+      k = Math.min(k, file.match[k] ?? k);
+      continue;
+    }
+    if (isOp(t, '(') || isOp(t, ',')) {
+      const name = file.tokens[k + 1];
+      return isIdent(name) && isOp(file.tokens[k + 2], '=') && k + 3 <= i && !KEY_NAME.test((name as Token).value);
+    }
+  }
+  return false;
+}
+
+function titleIn(file: ParsedFile, range: Range, skipNonKeyArgs = false): Token | undefined {
   for (let i = range.start; i <= range.end; i++) {
-    if (isTitleAt(file, i)) return file.tokens[i];
+    if (isTitleAt(file, i) && !(skipNonKeyArgs && inNonKeyNamedArg(file, i, range))) return file.tokens[i];
     const t = file.tokens[i] as Token;
     if (t.templates) {
       for (const tpl of t.templates) {
@@ -57,8 +73,8 @@ function queryTitleColumn(ann: Annotation): string | undefined {
   for (const sql of ann.strings) {
     for (const stmt of splitStatements(tokenizeSql(sql))) {
       if (!isKeyword(stmt[0], 'SELECT')) continue;
-      const col = whereColumns(stmt).find((c) => TITLE_COLUMNS.test(c));
-      if (col) return col;
+      const col = whereColumns(stmt).find((c) => TITLE_COLUMNS.test(c.column));
+      if (col) return col.column;
     }
   }
   return undefined;
@@ -133,7 +149,7 @@ export function checkDedupOnTitle(project: Project): RuleOutput {
   // key declarations `val key = item.title`
   for (const d of project.values) {
     if (!KEY_NAME.test(d.name)) continue;
-    const hit = titleIn(d.file, d.init);
+    const hit = titleIn(d.file, d.init, true);
     if (!hit) continue;
     // a boolean or a log line is not a key
     if (tokensIn(d.file, d.init).some((x) => isOp(x, '==') || isOp(x, '!=') || isIdent(x, /^is[A-Z]/))) continue;

@@ -7,9 +7,9 @@
  * "is dropped on process death"; it may remain "a cheap in-process optimization" only while
  * the unique index is the durable guarantee. Flagged: a mutable set/map/list held in a
  * companion object, an `object`, at top level, in a Java `static` field or in a Worker's field,
- * used as a dedup check (`seen.contains(k)`, `k in seen`, `if (seen.add(k))`,
- * `.filter { seen.add(it.link) }`, `containsKey`, `putIfAbsent`) in a function that makes no
- * database check (an `…Exists(…)`/`findBy…` call, a Room `@Query` function, or an insert whose
+ * used as a dedup check on an item key (`seen.contains(item.link)`, `key in seen`,
+ * `if (seen.add(k))`, `.filter { seen.add(it.link) }`, `containsKey`, `putIfAbsent`) in a
+ * function that then acts on the item (posts, inserts, sends) and makes no database check (an `…Exists(…)`/`findBy…` call, a Room `@Query` function, or an insert whose
  * result is compared with -1).
  */
 import type { ValueDecl } from '../constants.js';
@@ -18,7 +18,7 @@ import type { ParsedFile, Project, RuleOutput } from '../model.js';
 import { RuleId } from '../model.js';
 import { isWorkerClass } from '../project.js';
 import type { Range } from '../syntax.js';
-import { callOpenParen, chainStart, isCallAt, statementEnd } from '../syntax.js';
+import { callOpenParen, chainStart, isCallAt, leftOperand, statementEnd } from '../syntax.js';
 import type { Token } from '../tokenizer.js';
 import { TokenKind, isIdent, isOp } from '../tokenizer.js';
 
@@ -110,6 +110,48 @@ function comparesWithMinusOne(file: ParsedFile, m: number): boolean {
   return false;
 }
 
+/** Names of collections that hold dedup state. */
+const DEDUP_NAME = /seen|notified|known|processed|handled|posted|delivered|sent|dedup|keys?$|ids?$|links?$|urls?$|guids?$/i;
+const ITEM_KEY = /^(link|url|guid|key|id|notificationKey|dedupKey|getLink|getUrl|getGuid|getId|getKey)$/;
+
+/** True when the element tested against the collection at `i` is an item key (`item.link`, `key`). */
+function checksItemKey(file: ParsedFile, i: number): boolean {
+  const refStart = isOp(file.tokens[i - 1], '.') ? i - 2 : i;
+  let range: Range | undefined;
+  if (isIdent(file.tokens[refStart - 1], 'in')) range = leftOperand(file, isOp(file.tokens[refStart - 2], '!') ? refStart - 2 : refStart - 1);
+  else if (isOp(file.tokens[i + 1], '.')) {
+    const open = callOpenParen(file, i + 2);
+    if (open >= 0) range = { start: open + 1, end: (file.match[open] ?? open) - 1 };
+  }
+  if (!range) return false;
+  // the value is the last name of the element expression: `item.link`, `key`, `a.getLink()`
+  let last: Token | undefined;
+  for (let k = range.start; k <= range.end; k++) {
+    const t = file.tokens[k] as Token;
+    if (isOp(t, '(') && (file.match[k] ?? -1) === k + 1) {
+      k++;
+      continue;
+    }
+    if (t.kind === TokenKind.Identifier) last = t;
+    else if (!isOp(t, '.') && !isOp(t, '?.') && !isOp(t, '!!')) last = undefined;
+  }
+  return last !== undefined && (ITEM_KEY.test(last.value) || /Key$/.test(last.value));
+}
+
+/** Calls that act on an item once it passed the dedup check: post, store, send. */
+const EFFECT_CALL = /^(notify\w*|show\w*|post\w*|insert\w*|save\w*|send\w*|enqueue\w*|record\w*|publish\w*|deliver\w*|upsert\w*)$/;
+
+/** True when the function acts on items (a call of EFFECT_CALL not made on the collection itself). */
+function hasEffect(file: ParsedFile, body: Range, name: string): boolean {
+  for (let k = body.start; k <= body.end; k++) {
+    const t = file.tokens[k] as Token;
+    if (t.kind !== TokenKind.Identifier || !EFFECT_CALL.test(t.value) || !isCallAt(file, k)) continue;
+    if (isOp(file.tokens[k - 1], '.') && isIdent(file.tokens[k - 2], name)) continue;
+    return true;
+  }
+  return false;
+}
+
 function hasDurableCheck(project: Project, file: ParsedFile, body: Range, name: string): boolean {
   for (let k = body.start; k <= body.end; k++) {
     const t = file.tokens[k] as Token;
@@ -141,10 +183,10 @@ export function checkMemoryOnlyDedup(project: Project): RuleOutput {
     if (!isMutableCollection(d)) continue;
     const where = lifetime(project, d);
     if (where === undefined) continue;
-    const uses = references(project, d).filter((r) => isDedupUse(r.file, r.i));
+    const uses = references(project, d).filter((r) => isDedupUse(r.file, r.i) && (DEDUP_NAME.test(d.name) || checksItemKey(r.file, r.i)));
     const undurable = uses.filter((u) => {
       const fn = functionAt(u.file.decls, u.i);
-      return fn?.body !== undefined && !hasDurableCheck(project, u.file, fn.body, d.name);
+      return fn?.body !== undefined && hasEffect(u.file, fn.body, d.name) && !hasDurableCheck(project, u.file, fn.body, d.name);
     });
     const first = undurable[0];
     if (!first) continue;

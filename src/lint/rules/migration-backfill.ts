@@ -21,6 +21,8 @@ import { RuleId } from '../model.js';
 import { callsIn } from '../project.js';
 import type { RoomSchema } from '../room-schema.js';
 import { isKeyColumnName } from '../room-schema.js';
+import type { Lookups } from '../dedup-table.js';
+import { isDedupKeyCandidate, readLookups } from '../dedup-table.js';
 import type { SqlToken } from '../sql.js';
 import { SqlKind, isKeyword, splitStatements, tokenizeSql } from '../sql.js';
 import type { Range } from '../syntax.js';
@@ -151,7 +153,7 @@ export function sqlBackfillProblems(stmt: readonly SqlToken[]): SqlProblem[] {
   return out;
 }
 
-function schemaProblems(schemas: readonly RoomSchema[]): RuleOutput['findings'] {
+function schemaProblems(schemas: readonly RoomSchema[], lookups: Lookups): RuleOutput['findings'] {
   const findings: RuleOutput['findings'] = [];
   const byDir = new Map<string, RoomSchema[]>();
   for (const s of schemas) byDir.set(s.dir, [...(byDir.get(s.dir) ?? []), s]);
@@ -164,7 +166,7 @@ function schemaProblems(schemas: readonly RoomSchema[]): RuleOutput['findings'] 
         const old = prev.entities.find((x) => x.tableName === e.tableName);
         if (!old) continue;
         for (const f of e.fields) {
-          if (!f.notNull || !isKeyColumnName(f.columnName) || old.fields.some((x) => x.columnName === f.columnName)) continue;
+          if (!f.notNull || !isDedupKeyCandidate(e.tableName, f.columnName, lookups) || old.fields.some((x) => x.columnName === f.columnName)) continue;
           findings.push({
             file: next.path,
             line: f.line,
@@ -182,7 +184,8 @@ function schemaProblems(schemas: readonly RoomSchema[]): RuleOutput['findings'] 
 }
 
 export function checkMigrationBackfill(project: Project): RuleOutput {
-  const findings = schemaProblems(project.schemas);
+  const lookups = readLookups(project);
+  const findings = schemaProblems(project.schemas, lookups);
   const unresolved: UnresolvedNote[] = [];
   for (const m of findMigrations(project)) {
     const label = m.from !== undefined && m.to !== undefined ? `migration ${m.from}→${m.to}` : 'a migration';
@@ -197,7 +200,7 @@ export function checkMigrationBackfill(project: Project): RuleOutput {
         continue;
       }
       for (const stmt of splitStatements(tokenizeSql(ev.value.value))) {
-        for (const p of sqlBackfillProblems(stmt)) {
+        for (const p of sqlBackfillProblems(stmt).filter((x) => isDedupKeyCandidate(x.table.replace(/^_?new_|_new$/g, ''), x.column, lookups))) {
           findings.push({
             file: m.file.path,
             line: t.line,

@@ -8,7 +8,8 @@
  * `sortedByDescending { … }`, `sortByDescending`, `compareByDescending`, `.reversed()` /
  * `.asReversed()` / `.reverse()` after an ascending sort, `Comparator.comparing(…).reversed()`,
  * `Collections.reverseOrder(…)`, `sortedBy { -it.publishedAt }`, a comparator lambda that
- * compares `b` before `a`.
+ * compares `b` before `a`. "Then notifies": a `notify(id, notification)` call, a call into
+ * project code that posts, or a helper named like one (`notifier.notify(item)`, `showNotification`).
  */
 import { functionAt } from '../declarations.js';
 import type { ParsedFile, Project, RuleOutput } from '../model.js';
@@ -21,6 +22,8 @@ import { TokenKind, isIdent, isOp } from '../tokenizer.js';
 
 const RULE = RuleId.NewestFirst;
 const TIME_NAME = /(publish|pubdate|date|time|timestamp|updated|created|posted|epoch)/i;
+/** Helpers that post by their name (`notifier.notify(item)`, `showNotification(item)`) when their code is not scanned. */
+const NOTIFY_NAME = /^(notify\w*|show\w*Notification\w*|post\w*Notification\w*)$/;
 const SORT_CALLS = /^(sortedBy|sortBy|sortedWith|sortWith|sort|sorted|compareBy|thenBy|comparing|comparingLong|comparingInt|comparingDouble)$/;
 
 function hasTimeName(file: ParsedFile, range: Range): boolean {
@@ -122,6 +125,11 @@ function descendingSorts(file: ParsedFile): Hit[] {
   return hits;
 }
 
+function isEmptyCall(file: ParsedFile, i: number): boolean {
+  const open = callOpenParen(file, i);
+  return open >= 0 && (file.match[open] ?? -1) === open + 1;
+}
+
 export function checkNewestFirst(project: Project): RuleOutput {
   const findings: RuleOutput['findings'] = [];
   const notifying = functionsThatNotify(project);
@@ -135,7 +143,8 @@ export function checkNewestFirst(project: Project): RuleOutput {
       for (let k = hit.at + 1; k <= fn.body.end && !notifiesAfter; k++) {
         const t = file.tokens[k] as Token;
         if (t.kind !== TokenKind.Identifier) continue;
-        if (isNotifyCall(file, k) || (notifyingNames.has(t.value) && callOpenParen(file, k) >= 0 && t.value !== fn.name)) notifiesAfter = true;
+        if (callOpenParen(file, k) < 0 || t.value === fn.name) continue;
+        if (isNotifyCall(file, k) || notifyingNames.has(t.value) || (NOTIFY_NAME.test(t.value) && !isEmptyCall(file, k))) notifiesAfter = true;
       }
       if (!notifiesAfter) continue;
       const t = file.tokens[hit.at] as Token;

@@ -286,7 +286,7 @@ function judgeEnclosing(project: Project, file: ParsedFile, r: number, c: number
       if (verdict === 'excluded') v.excluded = true;
       else if (verdict !== undefined) {
         v.routed = true;
-        v.via.push(verdict);
+        v.via.push(verdict.routed);
       }
     }
   }
@@ -294,7 +294,9 @@ function judgeEnclosing(project: Project, file: ParsedFile, r: number, c: number
 }
 
 /** Java `switch` on the status: which label group the status lands in. */
-function judgeSwitch(project: Project, file: ParsedFile, open: number, close: number, r: number, c: number): string | 'excluded' | undefined {
+type SwitchVerdict = { readonly routed: string } | 'excluded' | undefined;
+
+function judgeSwitch(project: Project, file: ParsedFile, open: number, close: number, r: number, c: number): SwitchVerdict {
   // groups: labels then statements, up to the next label at depth 0
   interface Group { labels: Range[]; isDefault: boolean; body: Range }
   const groups: Group[] = [];
@@ -330,7 +332,7 @@ function judgeSwitch(project: Project, file: ParsedFile, open: number, close: nu
     // fall-through from an earlier group without break/return is rare; treat as excluded
     return 'excluded';
   }
-  return mine.isDefault && !mine.labels.some((l) => evalNumber(project, file, l) === c) ? '`default:` of a `switch` on the status' : `\`case ${c}\``;
+  return { routed: mine.isDefault && !mine.labels.some((l) => evalNumber(project, file, l) === c) ? '`default:` of a `switch` on the status' : `\`case ${c}\`` };
 }
 
 export function checkRetryOnAuthFailure(project: Project): RuleOutput {

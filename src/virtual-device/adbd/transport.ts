@@ -28,7 +28,7 @@ import {
 } from './packet.js';
 import { bridgeStreamAndSocket } from './socket-bridge.js';
 import { AdbStream, type StreamTransport } from './stream.js';
-import { trace } from './trace.js';
+import { trace, tracePackets } from './trace.js';
 
 /** Runs one service on an opened stream; the stream is closed (flushed, CLSE) when it returns. */
 export type StreamHandler = (stream: AdbStream) => Promise<void>;
@@ -82,7 +82,8 @@ export class AdbTransport implements StreamTransport {
     this.closedPromise = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (e) => trace(`transport ${this.serial}: socket error ${e.message}`));
-    socket.once('close', () => this.onClose());
+    socket.once('close', (hadError) => this.onClose(hadError));
+    if (tracePackets) trace(`${this.serial}: accepted from ${socket.remoteAddress}:${socket.remotePort}`);
   }
 
   get isOnline(): boolean {
@@ -106,6 +107,7 @@ export class AdbTransport implements StreamTransport {
     // data_check is 0 once the peer speaks 0x01000001 [SC29 adb/transport.cpp L433-440]; the
     // CNXN carries the byte sum, which every receiver ignores anyway.
     const checksum = command === AdbCommand.Cnxn || this.protocolVersion < A_VERSION_SKIP_CHECKSUM;
+    if (tracePackets) trace(`${this.serial} > ${commandName(command)} ${arg0} ${arg1} ${data?.length ?? 0}`);
     this.socket.write(encodePacket(command, arg0, arg1, data, checksum));
   }
 
@@ -175,6 +177,10 @@ export class AdbTransport implements StreamTransport {
   }
 
   private handlePacket(p: AdbPacket): void {
+    if (tracePackets) {
+      const text = p.command === AdbCommand.Open || p.command === AdbCommand.Cnxn ? ` ${JSON.stringify(p.data.toString('latin1'))}` : '';
+      trace(`${this.serial} < ${commandName(p.command)} ${p.arg0} ${p.arg1} ${p.data.length}${text}`);
+    }
     if (!isAdbCommand(p.command)) {
       // adb 29 prints and ignores an unknown command [SC29 adb/adb.cpp L449-451].
       trace(`transport ${this.serial}: ignoring unknown command ${commandName(p.command)}`);
@@ -302,8 +308,9 @@ export class AdbTransport implements StreamTransport {
     return stream;
   }
 
-  private onClose(): void {
+  private onClose(hadError: boolean): void {
     if (this.closedFlag) return;
+    if (hadError) trace(`transport ${this.serial}: closed on a socket error`);
     this.closedFlag = true;
     for (const s of [...this.streams.values()]) s.destroy();
     this.streams.clear();

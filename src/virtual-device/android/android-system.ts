@@ -57,9 +57,13 @@ export class AndroidSystem {
       nextIdentityHash: () => this.hashes.next(),
       packageUid: (pkg) => this.packages.get(pkg)?.uid,
       startJob: (js, params) => this.startJob(js, params),
+      // JobServiceContext delivers onStopJob asynchronously (a binder call into the app).
       stopJob: (js, params) => {
-        const record = this.activities.processOf(js.sourcePackage);
-        record?.instance?.onStopJob(js.job.service.className, params).catch(() => undefined);
+        setImmediate(() => {
+          const record = this.activities.processOf(js.sourcePackage);
+          if (record?.instance === undefined) return;
+          record.process.guard(record.instance.onStopJob(js.job.service.className, params)).catch(() => undefined);
+        });
       },
     });
     this.activities = new ActivityManagerService({
@@ -132,6 +136,8 @@ export class AndroidSystem {
     const service = def.manifest.services.find((s) => s.name === js.job.service.className);
     if (service === undefined) return undefined;
     const record = await this.activities.ensureProcess(pkg, 'service', js.job.service);
+    // Cancelled (e.g. by the app's own Application.onCreate) before the service was bound.
+    if (js.removed || !js.active) return undefined;
     const continues = await record.process.guard(record.instance!.onStartJob(service.name, params));
     return { pid: record.process.pid, continues };
   }
@@ -147,7 +153,7 @@ export class AndroidSystem {
       schedule: (job) => jobs.schedule(uid, name, namespace, job),
       cancel: (jobId) => jobs.cancel(uid, namespace, jobId),
       cancelAll: () => jobs.cancelAll(uid, namespace),
-      cancelInAllNamespaces: () => jobs.cancelAll(uid, 'all'),
+      cancelInAllNamespaces: () => jobs.cancelAll(uid, null, true),
       getAllPendingJobs: () => jobs.pendingJobs(uid, namespace),
       forNamespace: (ns) => {
         if (apiLevel < 34) throw new Error(`JobScheduler.forNamespace needs API 34 (device is ${apiLevel})`);

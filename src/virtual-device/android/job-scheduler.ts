@@ -151,9 +151,9 @@ export class JobSchedulerService {
     if (js !== undefined) this.remove(js, true);
   }
 
-  /** cancelAll() on a JobScheduler (its namespace) or cancelInAllNamespaces() (`all`). */
-  cancelAll(uid: number, namespace: string | null | 'all'): void {
-    for (const js of this.jobs.filter((j) => j.callingUid === uid && (namespace === 'all' || j.namespace === namespace))) this.remove(js, true);
+  /** cancelAll() on a JobScheduler (its namespace) or cancelInAllNamespaces() (`allNamespaces`). */
+  cancelAll(uid: number, namespace: string | null, allNamespaces = false): void {
+    for (const js of this.jobs.filter((j) => j.callingUid === uid && (allNamespaces || j.namespace === namespace))) this.remove(js, true);
   }
 
   pendingJobs(uid: number, namespace: string | null): JobInfoSpec[] {

@@ -6,7 +6,7 @@
  * bits with the supplementary groups of fs/android-ids.ts). Symbolic links are stored as host
  * symlinks whose text is an Android path and are resolved here, never by the host.
  */
-import { createReadStream, readlinkSync, type BigIntStats } from 'node:fs';
+import { readlinkSync, type BigIntStats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Uid } from '../types.js';
 import { FsError, fromHostError, isFsError } from './fs-error.js';
 import { primaryGid, supplementaryGroups } from './android-ids.js';
-import { resolveAndroidPath, splitPath, joinPath } from './android-path.js';
+import { dirnameOf, resolveAndroidPath, splitPath, joinPath } from './android-path.js';
 import { S_IFMT, S_IFCHR, S_IFDIR, S_IFLNK, S_IFREG, S_IFIFO, S_IFSOCK, S_ISGID, S_ISVTX } from './file-mode.js';
 import { ANDROID_LAYOUT, type LayoutEntry } from './layout.js';
 
@@ -209,23 +209,25 @@ export class VirtualFs {
     if (device !== undefined) return readDevice(device);
     const dynamic = this.dynamic.get(r.path);
     if (dynamic !== undefined) {
-      const content = dynamic();
-      return (async function* () {
-        yield Buffer.from(content);
-      })();
+      return chunksOf([Buffer.from(dynamic())]);
     }
-    let handle: fsp.FileHandle;
-    try {
-      handle = await fsp.open(r.host, 'r');
-    } catch (e) {
-      throw fromHostError(e, path);
-    }
-    const stream = createReadStream('', { fd: handle.fd, autoClose: false, highWaterMark: 64 * 1024 });
+    // Opened on first read so an input that is never read holds no file descriptor.
+    const host = r.host;
     return (async function* () {
+      let handle: fsp.FileHandle;
       try {
-        for await (const chunk of stream) yield chunk as Buffer;
+        handle = await fsp.open(host, 'r');
+      } catch (e) {
+        throw fromHostError(e, path);
+      }
+      try {
+        for (;;) {
+          const buf = Buffer.allocUnsafe(64 * 1024);
+          const { bytesRead } = await handle.read(buf, 0, buf.length, null);
+          if (bytesRead === 0) break;
+          yield buf.subarray(0, bytesRead);
+        }
       } finally {
-        stream.destroy();
         await handle.close();
       }
     })();
@@ -242,11 +244,13 @@ export class VirtualFs {
   }
 
   async openWrite(path: string, uid: number, options: OpenWriteOptions = {}): Promise<FsWriter> {
-    let r = await this.resolve(path, uid, true);
-    if (r.st === null && options.createParents === true) {
-      await this.mkdir(r.parent, uid, { parents: true, mode: 0o777 });
-      r = await this.resolve(path, uid, true);
+    if (options.createParents === true) {
+      // adbd's secure_mkdirs() makes missing parents with mode 0775
+      // (packages/modules/adb daemon/file_sync_service.cpp).
+      const parent = dirnameOf(resolveAndroidPath(path));
+      if (!(await this.exists(parent))) await this.mkdir(parent, uid, { parents: true, mode: 0o775 });
     }
+    const r = await this.resolve(path, uid, true);
     if (r.st !== null) {
       if (r.st.isDirectory()) throw new FsError('EISDIR', path);
       this.requireAccess(r.path, r.st, uid, 2, path);
@@ -706,19 +710,34 @@ function discardWriter(): FsWriter {
 
 /** Reads of /dev/null end at once; /dev/zero and /dev/urandom never end (the reader stops). */
 function readDevice(kind: DeviceKind): AsyncIterable<Buffer> {
-  return (async function* () {
-    switch (kind) {
-      case 'null':
-        return;
-      case 'zero':
-        for (;;) yield Buffer.alloc(4096);
-      // eslint-disable-next-line no-fallthrough
-      case 'random':
-        for (;;) yield randomBytes(4096);
-      default: {
-        const unreachable: never = kind;
-        throw new Error(`unknown device ${String(unreachable)}`);
-      }
+  switch (kind) {
+    case 'null':
+      return chunksOf([]);
+    case 'zero':
+      return endless(() => Buffer.alloc(4096));
+    case 'random':
+      return endless(() => randomBytes(4096));
+    default: {
+      const unreachable: never = kind;
+      throw new Error(`unknown device ${String(unreachable)}`);
     }
-  })();
+  }
+}
+
+function chunksOf(chunks: Buffer[]): AsyncIterable<Buffer> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      let i = 0;
+      return {
+        next: (): Promise<IteratorResult<Buffer>> => {
+          const value = chunks[i++];
+          return Promise.resolve(value === undefined ? { done: true, value: undefined } : { done: false, value });
+        },
+      };
+    },
+  };
+}
+
+function endless(make: () => Buffer): AsyncIterable<Buffer> {
+  return { [Symbol.asyncIterator]: () => ({ next: (): Promise<IteratorResult<Buffer>> => Promise.resolve({ done: false, value: make() }) }) };
 }

@@ -72,7 +72,7 @@ export function decodeEventPayload(payload: Buffer): { tagNumber: number; values
   let off = 4;
   const values: EventValue[] = [];
   const readOne = (): EventValue => {
-    const type = payload[off++];
+    const type = payload[off++] ?? -1;
     switch (type) {
       case EventType.int: {
         const value = payload.readInt32LE(off);

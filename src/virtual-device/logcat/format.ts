@@ -21,7 +21,6 @@
  * u16 len, u16 hdr_size, i32 pid, u32 tid, u32 sec, u32 nsec, u32 lid, u32 uid, then the payload
  * `priority byte + tag + NUL + message + NUL` (text buffers) or the binary event (events).
  */
-import type { LogPriority } from '../types.js';
 import { localTime } from '../clock.js';
 import { idName } from '../fs/android-ids.js';
 import { LOG_ID, type StoredLogEntry } from './log-buffers.js';
@@ -238,7 +237,13 @@ export function dividerLine(buffer: string, switched: boolean): string {
 
 /** convertPrintable(): control characters other than tab and newline as `\ooo`. */
 function toPrintable(message: string): string {
-  return message.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+  let out = '';
+  for (const c of message) {
+    const code = c.charCodeAt(0);
+    const control = (code < 0x20 && c !== '\t' && c !== '\n') || code === 0x7f;
+    out += control ? `\\${code.toString(8).padStart(3, '0')}` : c;
+  }
+  return out;
 }
 
 /** LOGGER_ENTRY_MAX_PAYLOAD (liblog/include/log/log_read.h). */
@@ -255,7 +260,7 @@ export function encodeBinaryEntry(entry: StoredLogEntry): Buffer {
     let msg = Buffer.from(entry.message, 'utf8');
     const room = MAX_PAYLOAD - tag.length - 3;
     if (msg.length > room) msg = msg.subarray(0, Math.max(0, room));
-    payload = Buffer.concat([Buffer.from([entry.priority as LogPriority]), tag, Buffer.from([0]), msg, Buffer.from([0])]);
+    payload = Buffer.concat([Buffer.from([entry.priority]), tag, Buffer.from([0]), msg, Buffer.from([0])]);
   }
   const header = Buffer.alloc(HEADER_SIZE_V4);
   const sec = Math.floor(entry.timeMs / 1000);

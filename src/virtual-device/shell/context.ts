@@ -39,6 +39,10 @@ export interface ToyboxContext extends CommandContext {
   /** The name the running shell reports errors under (`/system/bin/sh`). */
   readonly shellName: string;
   runShell(options: ChildShellOptions): Promise<number>;
+  /** Runs a binary by name or path (env, nohup, timeout); undefined when there is none. */
+  runCommand(argv: readonly string[], options?: { env?: Map<string, string>; io?: Partial<ShellIo> }): Promise<number | undefined>;
+  /** The shell's file-creation mask. */
+  readonly umask: number;
 }
 
 export function isToyboxContext(ctx: CommandContext): ctx is ToyboxContext {

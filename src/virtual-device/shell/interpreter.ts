@@ -263,15 +263,29 @@ export class Interpreter {
   private startBackground(andOr: AndOr, fds: Fds): void {
     const bgFds = fds.clone();
     bgFds.set(0, { kind: 'in', reader: EMPTY_INPUT });
-    const child = this.subshell();
-    const proc = this.session.processes.spawn({ name: basenameOf(this.state.arg0), uid: this.state.uid, ppid: this.state.pid });
+    const killer = new AbortController();
+    let killedBy: number | undefined;
+    const proc = this.session.processes.spawn({
+      name: basenameOf(this.state.arg0),
+      uid: this.state.uid,
+      ppid: this.state.pid,
+      onSignal: (sig) => {
+        if (isIgnoredByDefault(sig)) return;
+        killedBy = sig;
+        killer.abort();
+        proc.exit();
+      },
+    });
     this.state.lastBackgroundPid = proc.pid;
+    const session: SessionEnv = { ...this.session, signal: AbortSignal.any([this.session.signal, killer.signal]) };
+    const child = new Interpreter(session, this.state.clone());
     const job = (async (): Promise<number> => {
       try {
         return await child.execAndOr(andOr, bgFds);
       } catch (e) {
         if (e instanceof ShellExit) return e.status;
-        if (e instanceof ShellAborted || e instanceof LoopControl || e instanceof FunctionReturn) return 0;
+        if (e instanceof ShellAborted) return 128 + (killedBy ?? SIGNALS.HUP);
+        if (e instanceof LoopControl || e instanceof FunctionReturn) return child.state.lastStatus;
         throw e;
       } finally {
         proc.exit();
@@ -731,8 +745,36 @@ export class Interpreter {
         childFds,
       );
     };
+    const runCommand = async (cmdArgv: readonly string[], o: { env?: Map<string, string>; io?: Partial<ShellIo> } = {}): Promise<number | undefined> => {
+      const name = cmdArgv[0];
+      if (name === undefined) return 0;
+      const found = await this.lookupCommand(name);
+      const io = o.io ?? {};
+      const childFds = new Fds([
+        [0, { kind: 'in', reader: io.stdin !== undefined ? new InputReader(io.stdin) : fds.input(0) }],
+        [1, { kind: 'out', sink: io.stdout ?? stdout }],
+        [2, { kind: 'out', sink: io.stderr ?? stderr }],
+      ]);
+      switch (found.kind) {
+        case 'notfound':
+        case 'noexec':
+          return undefined;
+        case 'script': {
+          const text = (await host.fs.readFile(found.path, state.uid)).toString('utf8');
+          return this.runChildShell({ script: text, arg0: name, args: cmdArgv.slice(1), env: o.env ?? env, signal }, childFds);
+        }
+        case 'registered':
+          return this.runRegistered(found.command, cmdArgv, o.env ?? env, childFds);
+        default: {
+          const unreachable: never = found;
+          throw new Error(`unknown lookup result ${JSON.stringify(unreachable)}`);
+        }
+      }
+    };
     const ctx: ToyboxContext = {
       device: host,
+      umask: state.umask,
+      runCommand,
       host,
       fs: host.fs,
       argv,

@@ -688,7 +688,6 @@ export class Parser {
       length = true;
       this.pos++;
     }
-    let name: string;
     const m = /^([A-Za-z_][A-Za-z0-9_]*|\d+|[?$#@*!0-])/.exec(this.src.slice(this.pos));
     if (m === null) {
       const close = this.src.indexOf('}', this.pos);
@@ -696,7 +695,7 @@ export class Parser {
       this.pos = close + 1;
       return { type: 'param', name: '', op: undefined, arg: undefined, raw: this.src.slice(start, this.pos) };
     }
-    name = m[1]!;
+    const name = m[1]!;
     this.pos += name.length;
     if (length) {
       if (this.src[this.pos] !== '}') throw new ShellSyntaxError('no closing quote');

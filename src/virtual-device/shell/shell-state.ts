@@ -29,7 +29,7 @@ export class ShellState {
 
   constructor(init: { vars: Map<string, ShellVar>; functions?: Map<string, CommandNode>; positional: string[]; arg0: string; cwd: string; uid: number; pid: number }) {
     this.vars = init.vars;
-    this.functions = init.functions ?? new Map();
+    this.functions = init.functions ?? new Map<string, CommandNode>();
     this.positional = init.positional;
     this.arg0 = init.arg0;
     this.cwd = init.cwd;

@@ -30,7 +30,7 @@ export function alarmHandler(system: AndroidSystem, callerUid: number): (cmd: st
   const api = system.device.apiLevel;
   return (cmd, args, out) => {
     try {
-      switch (cmd) {
+      switch (cmd ?? '') {
         case 'set-time': {
           const millis = parseJavaLong(args.getNextArgRequired());
           if (callerUid !== Uid.root && callerUid !== Uid.shell && callerUid !== Uid.system) {

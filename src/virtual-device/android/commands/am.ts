@@ -114,7 +114,7 @@ async function runBroadcast(system: AndroidSystem, args: ShellArgs, out: Command
 
 export function amHandler(system: AndroidSystem): (cmd: string | null, args: ShellArgs, out: CommandOutput) => Promise<number> {
   return async (cmd, args, out) => {
-    switch (cmd) {
+    switch (cmd ?? '') {
       case 'start':
       case 'start-activity':
         return runStart(system, args, out);

@@ -111,7 +111,7 @@ export function jobschedulerHandler(system: AndroidSystem, callerUid: number): (
   };
   return (cmd, args, out) => {
     try {
-      switch (cmd) {
+      switch (cmd ?? '') {
         case 'run': {
           checkPermission('force scheduled jobs');
           const o = parseOptions(args, out, api, ['force', 'satisfied']);

@@ -38,7 +38,7 @@ export function notificationHandler(system: AndroidSystem, callerUid: number): (
       out.println(`error: permission denied: callingUid=${callerUid}`);
       return 255;
     }
-    switch (cmd) {
+    switch (cmd ?? '') {
       case 'list':
         for (const r of system.notifications.active()) out.println(r.key);
         return 0;

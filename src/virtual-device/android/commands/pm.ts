@@ -111,7 +111,7 @@ function skipUser(args: ShellArgs, known: readonly string[] = []): Set<string> {
 export function pmHandler(system: AndroidSystem, ctx: CommandContext): (cmd: string | null, args: ShellArgs, out: CommandOutput) => Promise<number> {
   const pm = system.packages;
   return async (cmd, args, out) => {
-    switch (cmd) {
+    switch (cmd ?? '') {
       case 'list': {
         const what = args.getNextArg();
         if (what !== 'packages' && what !== 'package') {

@@ -31,32 +31,26 @@ interface CliState {
   failed: boolean;
 }
 
-/** SQLite's "%!.15g": 15 significant digits, a real always shows a decimal point. */
+/** SQLite's "%!.15g": 15 significant digits, %g's exponent rule, a real always shows a decimal point. */
 export function formatReal(v: number): string {
   if (!Number.isFinite(v)) return v > 0 ? 'Inf' : v < 0 ? '-Inf' : 'NaN';
-  let s = v.toPrecision(15);
-  let exp = '';
-  const e = s.indexOf('e');
-  if (e >= 0) {
-    exp = s.slice(e);
-    s = s.slice(0, e);
+  if (v === 0) return '0.0';
+  const [mantissa = '0', expText = '0'] = v.toExponential(14).split('e');
+  const exp = Number(expText);
+  const trim = (m: string): string => (m.includes('.') ? m.replace(/0+$/, '').replace(/\.$/, '.0') : `${m}.0`);
+  if (exp < -4 || exp >= 15) {
+    const sign = exp < 0 ? '-' : '+';
+    return `${trim(mantissa)}e${sign}${String(Math.abs(exp)).padStart(2, '0')}`;
   }
-  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '.0');
-  else s += '.0';
-  if (exp !== '') {
-    const sign = exp[1] === '-' ? '-' : '+';
-    const digits = exp.replace(/^e[+-]?/, '').padStart(2, '0');
-    exp = `e${sign}${digits}`;
-  }
-  return s + exp;
+  return trim(v.toFixed(Math.max(0, 14 - exp)));
 }
 
 function cellText(v: unknown, nullValue: string): string {
   if (v === null || v === undefined) return nullValue;
   if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 53 && !Object.is(v, -0) ? formatReal(v) : formatReal(v);
+  if (typeof v === 'number') return formatReal(v);
   if (Buffer.isBuffer(v)) return v.toString('latin1');
-  return String(v);
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 /** Splits SQL text into complete statements (quotes, identifiers and comments respected). */

@@ -115,7 +115,7 @@ class FeedNotifierProcess implements AppInstance, FeedRuntime {
   }
 
   onStopJob(serviceClass: string, params: JobParameters): Promise<boolean> {
-    if (serviceClass !== SYSTEM_JOB_SERVICE) return Promise.resolve(false);
+    if (serviceClass !== SYSTEM_JOB_SERVICE || this.workManager === undefined) return Promise.resolve(false);
     return Promise.resolve(this.wm().onStopJob(params));
   }
 }

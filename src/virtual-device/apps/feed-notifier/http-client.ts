@@ -53,8 +53,7 @@ export async function httpRequest(context: AppContext, req: HttpRequest): Promis
       method: req.method,
       path: req.path,
       headers,
-      agent: false,
-      createConnection: () => socket as never,
+      createConnection: () => socket,
     });
     let timer: NodeJS.Timeout | undefined;
     const arm = (): void => {

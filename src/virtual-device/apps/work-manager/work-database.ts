@@ -152,7 +152,6 @@ export class WorkDatabase {
   }
 
   getWorkSpec(id: string): WorkSpec | undefined {
-    this.db.defaultSafeIntegers(false);
     const stmt = this.db.prepare(`${SELECT_SPEC} WHERE id=?`);
     stmt.safeIntegers(true);
     const row = stmt.get(id) as Record<string, unknown> | undefined;

@@ -404,7 +404,9 @@ export class WorkManager {
       },
       (e: unknown) => {
         this.running.delete(spec.id);
-        if (!isProcessDeath(e)) throw e;
+        if (isProcessDeath(e)) return;
+        this.logger.error(TAG_PROCESSOR, `${spec.id} executed with an unexpected error: ${e instanceof Error ? e.message : String(e)}`);
+        this.onExecuted(spec.id, false, params);
       },
     );
   }

@@ -90,7 +90,7 @@ function render(ctx: CommandContext, format: string, name: string, st: FsStat, l
     const c: Conversion = { flags: m[1]!, width: m[2] === '' ? undefined : Number(m[2]), precision: m[3] === undefined ? undefined : Number(m[3]), conv: 'u' };
     const num = (v: number, conv = 'u'): string => formatInteger(BigInt(v), { ...c, conv: conv === 'u' ? 'd' : conv });
     const str = (v: string): string => formatString(v, { ...c, conv: 's' });
-    switch (m[4]) {
+    switch (m[4] ?? '') {
       case 'a':
         out += num(st.mode & 0o7777, 'o');
         break;

@@ -19,7 +19,8 @@ export const touch: Command = async (ctx) => {
   const tz = deviceTimeZone(ctx.device.props, ctx.env);
   const d = args.value('d') ?? args.value('t');
   if (d !== undefined) {
-    const parsed = parseDate(args.value('t') !== undefined ? touchStamp(d) : d, ctx.device.clock.now(), tz, false);
+    // touch parses both -t and -d with xparsedate(..., endian 0): [[CC]YY]MMDDhhmm[.ss] first.
+    const parsed = parseDate(d, ctx.device.clock.now(), tz, false);
     if (parsed === undefined) {
       await errorMsg(ctx, `bad date ${d}`);
       return 1;
@@ -66,10 +67,3 @@ export const touch: Command = async (ctx) => {
   }
   return status;
 };
-
-/** touch -t [[CC]YY]MMDDhhmm[.ss] → the date(1) positional form MMDDhhmm[[CC]YY][.ss]. */
-function touchStamp(t: string): string {
-  const m = /^(\d{2,4}?)?(\d{8})(\.\d{2})?$/.exec(t);
-  if (m === null) return t;
-  return `${m[2]}${m[1] ?? ''}${m[3] ?? ''}`;
-}

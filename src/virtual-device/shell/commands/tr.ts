@@ -18,11 +18,11 @@ const CLASSES: Readonly<Record<string, string>> = {
 export function expandSet(set: string): string[] {
   let s = set.replace(/\[:([a-z]+):\]/g, (m, name: string) => CLASSES[name] ?? m);
   s = s.replace(/\\(n|t|r|\\|f|v|[0-7]{1,3})/g, (_m, e: string) => {
-    const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\u0000BACKSLASH', f: '\f', v: '\v' };
+    const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\uE000', f: '\f', v: '\v' };
     return map[e] ?? String.fromCharCode(parseInt(e, 8));
   });
   const chars: string[] = [];
-  const arr = [...s.replace(/\u0000BACKSLASH/g, '\\')];
+  const arr = [...s].map((c) => (c === '\uE000' ? '\\' : c));
   for (let i = 0; i < arr.length; i++) {
     const c = arr[i]!;
     if (arr[i + 1] === '-' && arr[i + 2] !== undefined) {

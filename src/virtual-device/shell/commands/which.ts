@@ -17,7 +17,7 @@ export const which: Command = async (ctx) => {
       for (const dir of path.split(':')) {
         if (dir === '') continue;
         const candidate = `${dir}/${name}`;
-        const registered = (dir === '/system/bin' || dir === '/system/xbin') && ctx.device.commands.has(name) && dir === '/system/bin';
+        const registered = dir === '/system/bin' && ctx.device.commands.has(name);
         if (registered || (await isExecutable(t, candidate, ctx.uid))) found.push(candidate);
         if (found.length > 0 && !args.has('a')) break;
       }

@@ -1,0 +1,114 @@
+/**
+ * ps and pidof (toybox toys/posix/ps.c 0.8.9) over the device's process table
+ * (shell/process-table.ts; the Android model adds its processes there).
+ *
+ * Android's default fields are `USER,PID,PPID,VSZ,RSS,WCHAN:10,ADDR:10,S,NAME`
+ * (CFG_TOYBOX_ON_ANDROID in ps_main), printed as
+ * `USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME`. Without -A/-e, ps
+ * lists only the caller's own processes (its shell and itself). Memory and kernel fields are
+ * not modelled (constant values).
+ */
+import type { Command } from '../../types.js';
+import type { ProcessInfo } from '../process-table.js';
+import { processTableOf } from '../process-table.js';
+import { idName } from '../../fs/android-ids.js';
+import { errorMsg, parseArgs, tb } from './toybox.js';
+
+interface Column {
+  header: string;
+  width: number;
+  left: boolean;
+  value: (p: ProcessInfo) => string;
+}
+
+const COLUMNS: Readonly<Record<string, Column>> = {
+  USER: { header: 'USER', width: 12, left: true, value: (p) => idName(p.uid) },
+  UID: { header: 'UID', width: 5, left: false, value: (p) => String(p.uid) },
+  PID: { header: 'PID', width: 5, left: false, value: (p) => String(p.pid) },
+  PPID: { header: 'PPID', width: 5, left: false, value: (p) => String(p.ppid) },
+  VSZ: { header: 'VSZ', width: 7, left: false, value: () => '10782796' },
+  RSS: { header: 'RSS', width: 6, left: false, value: () => '3904' },
+  WCHAN: { header: 'WCHAN', width: 10, left: true, value: () => '0' },
+  ADDR: { header: 'ADDR', width: 10, left: false, value: () => '0' },
+  S: { header: 'S', width: 1, left: true, value: () => 'S' },
+  NAME: { header: 'NAME', width: 0, left: true, value: (p) => p.name },
+  CMD: { header: 'CMD', width: 0, left: true, value: (p) => p.name },
+  COMM: { header: 'COMM', width: 0, left: true, value: (p) => p.name },
+  ARGS: { header: 'ARGS', width: 0, left: true, value: (p) => p.args.join(' ') },
+  CMDLINE: { header: 'CMDLINE', width: 0, left: true, value: (p) => p.args.join(' ') },
+};
+const DEFAULT_FIELDS = ['USER', 'PID', 'PPID', 'VSZ', 'RSS', 'WCHAN', 'ADDR', 'S', 'NAME'];
+
+function render(fields: readonly string[], row: (c: Column) => string): string {
+  return fields
+    .map((f, i) => {
+      const c = COLUMNS[f]!;
+      const v = row(c);
+      const cell = c.width === 0 ? v : c.left ? v.padEnd(c.width) : v.padStart(c.width);
+      return i === 0 ? cell : ` ${cell}`;
+    })
+    .join('')
+    .trimEnd();
+}
+
+export const ps: Command = async (ctx) => {
+  const args = await parseArgs(ctx, { flags: 'AaedflwTZMn', args: 'pPuUgGto' });
+  if (args === undefined) return 1;
+  const table = processTableOf(tb(ctx).host);
+  const all = table.list();
+  let fields = DEFAULT_FIELDS;
+  const o = args.values.get('o');
+  if (o !== undefined) {
+    fields = o.flatMap((s) => s.split(',')).map((f) => f.replace(/[:=].*$/, '').toUpperCase());
+    const bad = fields.find((f) => COLUMNS[f] === undefined);
+    if (bad !== undefined) {
+      await errorMsg(ctx, `bad -o ${bad}`);
+      return 1;
+    }
+  }
+  const pids = new Set<number>();
+  for (const v of [...(args.values.get('p') ?? []), ...args.operands]) {
+    for (const part of v.split(',')) {
+      if (!/^\d+$/.test(part)) {
+        await errorMsg(ctx, `bad ${part}`);
+        return 1;
+      }
+      pids.add(Number(part));
+    }
+  }
+  let shown: ProcessInfo[];
+  if (args.has('A') || args.has('e')) shown = all;
+  else if (pids.size > 0) shown = all.filter((p) => pids.has(p.pid));
+  else {
+    // The caller's session: its own process and its ancestors of the same uid.
+    const mine = new Set<number>();
+    let cur = table.get(tb(ctx).pid);
+    while (cur !== undefined && cur.uid === ctx.uid && !mine.has(cur.pid)) {
+      mine.add(cur.pid);
+      cur = table.get(cur.ppid);
+    }
+    shown = all.filter((p) => mine.has(p.pid));
+  }
+  const lines = [render(fields, (c) => c.header), ...shown.map((p) => render(fields, (c) => c.value(p)))];
+  await ctx.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+};
+
+export const pidof: Command = async (ctx) => {
+  const args = await parseArgs(ctx, { flags: 'sx', args: 'o' });
+  if (args === undefined) return 1;
+  const table = processTableOf(tb(ctx).host);
+  const omit = new Set((args.values.get('o') ?? []).flatMap((s) => s.split(',')));
+  const found: number[] = [];
+  for (const p of table.list().reverse()) {
+    if (omit.has(String(p.pid))) continue;
+    const base = (p.args[0] ?? p.name).split('/').pop();
+    if (args.operands.some((n) => n === p.name || n === base)) {
+      found.push(p.pid);
+      if (args.has('s')) break;
+    }
+  }
+  if (found.length === 0) return 1;
+  await ctx.stdout.write(`${found.join(' ')}\n`);
+  return 0;
+};
