@@ -110,7 +110,14 @@ export async function startAdbServer(): Promise<AdbServer> {
   const port = await freePort();
   const started = await runAdb(port, ['start-server']);
   if (started.code !== 0) throw new Error(`adb -P ${port} start-server failed (${started.code}): ${started.stderr}`);
-  const client = Adb.createClient({ port }) as unknown as AdbkitClient;
+  let client: AdbkitClient;
+  try {
+    client = Adb.createClient({ port });
+  } catch (e) {
+    // Never leave a server behind.
+    await runAdb(port, ['kill-server']);
+    throw e;
+  }
 
   const waitForDevice = async (serial: string, timeoutMs = 10_000): Promise<void> => {
     const r = await runAdb(port, ['-s', serial, 'wait-for-device'], { timeoutMs });

@@ -130,10 +130,10 @@ class Session {
     await this.waitResults(before + 1);
   }
 
-  /** Moves the wall clock past the interval and forces the job, waiting for its result. */
-  async nextPeriod(): Promise<void> {
+  /** Moves the wall clock past the interval (or `advanceMs`) and forces the job, waiting for its result. */
+  async nextPeriod(advanceMs = 25 * HOUR): Promise<void> {
     const before = (await this.results()).length;
-    await this.sh(`cmd alarm set-time ${(await this.now()) + 25 * HOUR}`);
+    await this.sh(`cmd alarm set-time ${(await this.now()) + advanceMs}`);
     await this.sh(`cmd jobscheduler run -f -n ${NS} ${PKG} ${await this.jobId()}`);
     await this.waitResults(before + 1);
   }
@@ -214,6 +214,7 @@ describe('android model: each bug switch changes exactly its property (correct a
       const sameProcess = (await s.posts()).length;
       await s.sh(`am force-stop ${PKG}`);
       await s.sh(`am start -n ${PKG}/.MainActivity`);
+      await s.serve([fresh(1), fresh(2)]);
       await s.nextPeriod();
       return { sameProcess, afterRestart: (await s.posts()).length };
     });
@@ -275,10 +276,10 @@ describe('android model: each bug switch changes exactly its property (correct a
       await s.sh(`am force-stop ${PKG}`);
       s.fixture.clearFaults('/receipts');
       s.fixture.release();
-      // The next app start reschedules the interrupted first period, which runs at once.
-      const before = (await s.results()).length;
+      // The next app start reschedules the interrupted attempt, backed off by 30 s
+      // (WorkSpec.isBackedOff: ENQUEUED with run_attempt_count 1): move the clock past it and force.
       await s.sh(`am start -n ${PKG}/.MainActivity`);
-      await s.waitResults(before + 1);
+      await s.nextPeriod(60_000);
       return s.posts();
     });
     expect(good).to.deep.equal([[id(1), 0], [id(1), 0]]);

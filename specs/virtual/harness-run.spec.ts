@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,17 +46,37 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     return r.stdout.toString('utf8').trim();
   }
 
-  async function state(serial: string): Promise<DeviceState> {
-    const hash = createHash('sha256');
+  /**
+   * The app database as the app sees it: every row of every table of a pulled copy (main file
+   * and WAL). Bytes are not compared: the app checkpoints its WAL whenever it reopens the file.
+   */
+  async function databaseContent(serial: string): Promise<string> {
+    const dir = await mkdtemp(join(work, 'db-'));
     for (const f of ['feed.db', 'feed.db-wal']) {
       const r = await adb.adb(['-s', serial, 'exec-out', 'run-as', PKG, 'cat', `databases/${f}`]);
-      hash.update(f).update(r.stdout);
+      if (r.stdout.length > 0 && !r.stdout.toString('utf8').startsWith('cat:')) await writeFile(join(dir, f), r.stdout);
     }
+    const db = new Database(join(dir, 'feed.db'));
+    try {
+      const hash = createHash('sha256');
+      const tables = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name`).all() as { name: string; sql: string | null }[];
+      for (const t of tables) {
+        hash.update(`${t.name}\n${t.sql ?? ''}\n`);
+        if (t.sql?.startsWith('CREATE TABLE')) hash.update(JSON.stringify(db.prepare(`SELECT * FROM "${t.name}" ORDER BY rowid`).all()));
+      }
+      return hash.digest('hex');
+    } finally {
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function state(serial: string): Promise<DeviceState> {
     return {
       autoTime: await shell(serial, 'settings get global auto_time'),
       timeMs: Number(await shell(serial, 'date +%s%3N')),
       reverses: (await adb.adb(['-s', serial, 'reverse', '--list'])).stdout.toString('utf8').trim(),
-      db: hash.digest('hex'),
+      db: await databaseContent(serial),
     };
   }
 
@@ -64,6 +85,8 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     const d = await devices.start();
     await adb.connect(d.serial);
     await shell(d.serial, `am start -n ${PKG}/.MainActivity`);
+    // One row the user already had: the database must come back with it, and without ours.
+    await shell(d.serial, `run-as ${PKG} sqlite3 databases/feed.db "INSERT INTO notifications (link, title, published_at, notified_at) VALUES ('https://example.org/mine', 'Mine', 1, 2)"`);
     // The user's own reverse rule, which must survive.
     await adb.adb(['-s', d.serial, 'reverse', 'tcp:9999', 'tcp:9999']);
     return d;

@@ -188,11 +188,6 @@ export function functionsOf(project: Project, file: ParsedFile, cls: ClassDecl):
   }).map((fn) => ({ file, fn }));
 }
 
-export function functionRefAt(file: ParsedFile, i: number): FunctionRef | undefined {
-  const fn = functionAt(file.decls, i);
-  return fn ? { file, fn } : undefined;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Time
 
@@ -244,9 +239,14 @@ export function nowExpressionEnd(file: ParsedFile, i: number): number {
 }
 
 /** Names of locals in `fn` initialised from a current-time expression (`val now = System.currentTimeMillis()`). */
+const aliasCache = new WeakMap<FunctionDecl, Set<string>>();
+
 export function nowAliases(project: Project, file: ParsedFile, fn: FunctionDecl | undefined): Set<string> {
   const names = new Set<string>();
   if (!fn) return names;
+  const cached = aliasCache.get(fn);
+  if (cached) return cached;
+  aliasCache.set(fn, names);
   for (const d of project.values) {
     if (d.file !== file || d.fn !== fn) continue;
     for (let k = d.init.start; k <= d.init.end; k++) {

@@ -59,10 +59,6 @@ export function matchBrackets(tokens: readonly Token[]): { match: Int32Array; en
   return { match, enclosingBrace };
 }
 
-export function tok(unit: SourceUnit, i: number): Token | undefined {
-  return unit.tokens[i];
-}
-
 /** The index after a bracket group starting at `i` (or `i + 1` for any other token). */
 export function skipGroup(unit: SourceUnit, i: number): number {
   const m = unit.match[i] ?? -1;
@@ -278,21 +274,6 @@ export function chainStart(unit: SourceUnit, i: number): number {
     }
     return s;
   }
-}
-
-/** Identifier names of the receiver chain before token `i` (`a.b(c).d` → ['a', 'b', 'd']). */
-export function receiverNames(unit: SourceUnit, i: number): string[] {
-  const s = chainStart(unit, i);
-  const names: string[] = [];
-  for (let k = s; k < i; k++) {
-    const t = unit.tokens[k] as Token;
-    if (t.kind === TokenKind.Operator && (t.text === '(' || t.text === '[')) {
-      k = skipGroup(unit, k) - 1;
-      continue;
-    }
-    if (t.kind === TokenKind.Identifier) names.push(t.value);
-  }
-  return names;
 }
 
 /** Every token index in `range`, including the tokens of Kotlin string templates (as separate units are not built for them). */

@@ -158,7 +158,7 @@ export interface Segment {
   events: number;
   /** Items named by an anomaly of the segment's entry: they get a lane before any other item. */
   readonly reserved: ReadonlySet<string>;
-  /** Runs named by those anomalies, per item: their marks are drawn even past `maxMarksPerLane`. */
+  /** Runs named by failing anomalies, per item: their marks are drawn past `maxMarksPerLane` (up to twice it). */
   readonly anomalyRuns: ReadonlyMap<string, ReadonlySet<number>>;
   reservedLanes: number;
   otherLanes: number;
@@ -225,12 +225,21 @@ export function runsOf(a: ReportAnomaly): number[] {
   return a.run !== undefined ? [a.run] : [];
 }
 
+/** Kinds that do not make a verdict fail (they inform). */
+export const INFORMATIONAL_KINDS: ReadonlySet<string> = new Set(['recovered', 'os-shed']);
+
+/** A tolerated duplicate, a recovered item or an OS-shed post: reported, not failing. */
+export function isInformational(a: ReportAnomaly): boolean {
+  return a.tolerated === true || INFORMATIONAL_KINDS.has(a.kind);
+}
+
+/** Per item named by an anomaly: the runs named by its failing anomalies (possibly none). */
 function anomalyRuns(anomalies: readonly ReportAnomaly[]): Map<string, Set<number>> {
   const map = new Map<string, Set<number>>();
   for (const a of anomalies) {
     if (a.kind === 'refused-run') continue;
     const runs = map.get(a.item) ?? new Set<number>();
-    for (const r of runsOf(a)) runs.add(r);
+    if (!isInformational(a)) for (const r of runsOf(a)) runs.add(r);
     map.set(a.item, runs);
   }
   return map;
@@ -519,8 +528,10 @@ export class ReportModelBuilder {
   }
 
   private mark(lane: Lane, mark: Mark): void {
-    const named = mark.run !== undefined && this.current?.anomalyRuns.get(lane.item)?.has(mark.run) === true;
-    if (lane.marks.length >= this.options.maxMarksPerLane && !(named && mark.kind !== 'served')) {
+    // Marks of a run named by a failing anomaly are drawn past the cap (up to twice the cap).
+    const max = this.options.maxMarksPerLane;
+    const named = mark.kind !== 'served' && mark.run !== undefined && this.current?.anomalyRuns.get(lane.item)?.has(mark.run) === true;
+    if (lane.marks.length >= (named ? 2 * max : max)) {
       lane.omittedMarks += 1;
       return;
     }

@@ -10,7 +10,7 @@
 import { formatDuration, formatInstant } from '../checker/describe.js';
 import type { RunOutcome } from '../history/events.js';
 import { attrs, escapeHtml, shortenStart } from './html-escape.js';
-import { MAX_OMITTED_ITEMS_COUNTED, runsOf, type Column, type Lane, type Mark, type ResolvedOptions, type RunColumn, type Segment } from './html-model.js';
+import { MAX_OMITTED_ITEMS_COUNTED, isInformational, runsOf, type Column, type Lane, type Mark, type ResolvedOptions, type RunColumn, type Segment } from './html-model.js';
 import type { ReportAnomaly } from './types.js';
 
 /** An anomaly with the id of its entry in the page. */
@@ -30,12 +30,6 @@ export interface TimelineView {
   readonly listedRuns: ReadonlySet<number>;
 }
 
-/** Kinds that do not make a verdict fail (they inform). */
-export const INFORMATIONAL_KINDS: ReadonlySet<string> = new Set(['recovered', 'os-shed']);
-
-export function isInformational(a: ReportAnomaly): boolean {
-  return a.tolerated === true || INFORMATIONAL_KINDS.has(a.kind);
-}
 
 /** "06-03 12:00:07" (UTC): compact enough for a column header; the full instant goes in a title. */
 export function formatClock(ms: number): string {
@@ -86,13 +80,19 @@ export function findRun(segment: Segment, run: number): RunColumn | undefined {
 function selectColumns(segment: Segment, anomalies: readonly AnomalyRef[], maxRuns: number): Set<number> {
   const runs = runColumns(segment);
   if (runs.length <= maxRuns) return new Set(segment.columns.map((c) => c.id));
-  const named = new Set(anomalies.flatMap((a) => runsOf(a.anomaly)));
+  const byRun = new Map(runs.map((c) => [c.run, c]));
   const keep = new Set<number>();
-  const take = (c: RunColumn): void => {
-    if (keep.size < maxRuns) keep.add(c.id);
+  const take = (run: number | RunColumn | undefined): void => {
+    const c = typeof run === 'number' ? byRun.get(run) : run;
+    if (c && keep.size < maxRuns) keep.add(c.id);
   };
-  for (const c of runs) if (named.has(c.run)) take(c);
+  const failing = anomalies.filter((a) => !isInformational(a.anomaly));
+  const informational = anomalies.filter((a) => isInformational(a.anomaly));
+  // First the runs that tell each failing anomaly (a loss's run, a duplicate's first two posts),
+  // then killed and refused runs, then the other runs anomalies name, then the rest in order.
+  for (const a of failing) for (const r of runsOf(a.anomaly).slice(0, 2)) take(r);
   for (const c of runs) if (c.outcome === 'killed' || c.outcome === 'refused') take(c);
+  for (const a of [...failing, ...informational]) for (const r of runsOf(a.anomaly)) take(r);
   for (const c of runs) take(c);
   const drawn = new Set(keep);
   segment.columns.forEach((c, i) => {
@@ -380,6 +380,13 @@ export function renderTimeline(prefix: string, segment: Segment, anomalies: read
   const lanes = [...segment.lanes.values()];
   const prefixText = commonPrefix(lanes.map((l) => l.item));
   // Runs where the order of posts is the finding: each post shows its place in the run.
+  const refsByItem = new Map<string, AnomalyRef[]>();
+  for (const ref of anomalies) {
+    if (ref.anomaly.kind === 'refused-run') continue;
+    const list = refsByItem.get(ref.anomaly.item) ?? [];
+    list.push(ref);
+    refsByItem.set(ref.anomaly.item, list);
+  }
   const orderRuns = new Set(anomalies.filter((a) => a.anomaly.kind === 'out-of-order').flatMap((a) => runsOf(a.anomaly)));
 
   const head = slots.map((slot) =>
@@ -405,7 +412,7 @@ export function renderTimeline(prefix: string, segment: Segment, anomalies: read
   }
 
   for (const lane of lanes) {
-    const la = laneAnomalies(segment, lane, anomalies);
+    const la = laneAnomalies(segment, lane, refsByItem.get(lane.item) ?? []);
     const byColumn = new Map<number, Mark[]>();
     for (const mark of lane.marks) {
       const list = byColumn.get(mark.column) ?? [];
@@ -448,7 +455,7 @@ export function renderTimeline(prefix: string, segment: Segment, anomalies: read
   const cappedLanes = lanes.filter((l) => l.omittedMarks > 0).length;
   if (cappedLanes > 0) notes.push(`${cappedLanes} ${cappedLanes === 1 ? 'lane has' : 'lanes have'} more than ${options.maxMarksPerLane} marks: the first ones are drawn (and every mark of a run named by an anomaly), the count of the rest is shown next to the item`);
 
-  const anyFailingLane = lanes.some((l) => anomalies.some((a) => a.anomaly.item === l.item && !isInformational(a.anomaly) && a.anomaly.kind !== 'refused-run'));
+  const anyFailingLane = lanes.some((l) => (refsByItem.get(l.item) ?? []).some((a) => !isInformational(a.anomaly)));
   const html = [
     `<div class="timeline-block only-anomalous">`,
     `<div class="tl-tools"><span class="muted">${runCount} ${runCount === 1 ? 'run' : 'runs'}, ${lanes.length} ${lanes.length === 1 ? 'item' : 'items'}${prefixText !== '' ? ` under <code>${escapeHtml(prefixText)}</code>` : ''}; ${segment.events} events</span>` +
@@ -462,6 +469,12 @@ export function renderTimeline(prefix: string, segment: Segment, anomalies: read
     `</div>`,
   ].join('\n');
 
+  // An anomaly about a run rather than an item (refused-run): its mark is the run's column.
+  for (const ref of anomalies) {
+    if (markIds.has(ref.id) || ref.anomaly.item !== '') continue;
+    const column = runsOf(ref.anomaly).map((r) => findRun(segment, r)).find((c) => c !== undefined && drawn.has(c.id));
+    if (column) markIds.set(ref.id, `${prefix}-c${column.id}`);
+  }
   return { html, runsHtml: renderRuns(prefix, segment, drawn, listed), markIds, listedRuns: listed };
 }
 

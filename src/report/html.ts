@@ -16,9 +16,9 @@ import type { HistoryEvent } from '../history/events.js';
 import { readHistory } from '../history/jsonl.js';
 import { VERSION } from '../version.js';
 import { attrs, escapeHtml } from './html-escape.js';
-import { ReportModelBuilder, buildReportModel, resolveOptions, runsOf, type EntryView, type HtmlReportOptions, type ReportModel, type ResolvedOptions, type SectionView, type Segment } from './html-model.js';
+import { ReportModelBuilder, buildReportModel, isInformational, resolveOptions, runsOf, type EntryView, type HtmlReportOptions, type ReportModel, type ResolvedOptions, type SectionView, type Segment } from './html-model.js';
 import { REPORT_CSS } from './html-style.js';
-import { endingEvidence, findRun, formatClockLong, isInformational, itemStory, renderTimeline, type AnomalyRef, type TimelineView } from './html-timeline.js';
+import { endingEvidence, findRun, formatClockLong, itemStory, renderTimeline, type AnomalyRef, type TimelineView } from './html-timeline.js';
 import { collapseScenarios, describeTrials, devicesOf, formatPercent } from './merge.js';
 import type { ReportAnomaly, RunReport, ScenarioReport } from './types.js';
 
@@ -182,7 +182,7 @@ function renderFindings(model: ReportModel, ids: ReadonlyMap<EntryView, EntryIds
         const cause = lostCause(a, entry.segment);
         const line =
           `<li><a${attrs({ href: `#${r.id}` })}><span${attrs({ class: `badge b-${a.kind}` })}>${escapeHtml(a.kind)}</span> ` +
-          `<code>${escapeHtml(a.item === '' ? (a.kind === 'refused-run' ? '' : '(no link)') : a.item)}</code></a> ` +
+          `${a.item === '' && a.kind === 'refused-run' ? '' : `<code>${escapeHtml(a.item === '' ? '(no link)' : a.item)}</code>`}</a> ` +
           `<span class="muted">${escapeHtml(where)}${runWords(a) !== '' ? ` · ${escapeHtml(runWords(a))}` : ''}</span>` +
           `${cause !== '' ? ` — <b>${escapeHtml(cause)}</b>` : ''}</li>`;
         (a.kind === 'refused-run' ? undecided : failing).push(line);
@@ -242,7 +242,8 @@ function renderAnomaly(ref: AnomalyRef, prefix: string, entry: EntryView, view: 
   for (const r of runs) {
     const column = segment ? findRun(segment, r) : undefined;
     if (!column || column.outcome === 'success' || column.outcome === undefined) continue;
-    const lines = column.outcome === 'refused' ? column.evidence : endingEvidence(column);
+    const shown = new Set(own);
+    const lines = (column.outcome === 'refused' ? column.evidence : endingEvidence(column)).filter((l) => !shown.has(l));
     if (lines.length === 0) continue;
     blocks.push(`<pre class="src"># run ${r} ended ${escapeHtml(column.outcome)}:</pre>${lines.map((l) => `<pre>${escapeHtml(l)}</pre>`).join('')}`);
   }

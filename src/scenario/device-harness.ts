@@ -27,6 +27,7 @@ import type {
   Finding,
   ForceRunOptions,
   Harness,
+  KillMethod,
   ItemSpec,
   Journal,
   RunOutcome,
@@ -81,6 +82,8 @@ export class DeviceHarness implements Harness {
   private readonly index = new Map<string, { key: string; title: string }>();
   private readonly served = new Map<string, ServedItem>();
   private storedKeys: Set<string> | undefined;
+  /** Journal and log positions up to which the app's activity is in the history. */
+  private seen: { journal: number; log: number };
   private readonly started = performance.now();
   private journalStart: number;
 
@@ -91,6 +94,7 @@ export class DeviceHarness implements Harness {
     this.config = ctx.config;
     this.apiLevel = ctx.apiLevel;
     this.journalStart = ctx.server.journal().length;
+    this.seen = { journal: this.journalStart, log: ctx.observer.position };
   }
 
   private get device(): AndroidDevice {
@@ -218,6 +222,7 @@ export class DeviceHarness implements Harness {
 
   async forceRun(options: ForceRunOptions = {}): Promise<RunResult> {
     this.throwIfAborted();
+    await this.collectUnforced();
     const probe = options.probe === true;
     const run = probe ? 0 : this.ctx.nextRun();
     const evidence: string[] = [];
@@ -261,10 +266,9 @@ export class DeviceHarness implements Harness {
         if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }));
         throw e;
       }
-      if (kill.kill === 'force-stop') await forceStop(this.device, this.pkg);
-      else await killApp(this.device, this.pkg);
-      this.repro.push({ kind: 'kill', t: deviceTime, argv: ['am', kill.kill === 'force-stop' ? 'force-stop' : 'kill', this.pkg], heldRequest: `request ${kill.nth} to ${this.routePath(kill.route)}` });
-      evidence.push(`$ am ${kill.kill === 'force-stop' ? 'force-stop' : 'kill'} ${this.pkg}`);
+      const argv = await this.killProcess(kill.kill);
+      evidence.push(`$ ${argv.join(' ')}`);
+      this.repro.push({ kind: 'kill', t: deviceTime, argv, heldRequest: `request ${kill.nth} to ${this.routePath(kill.route)}` });
       this.ctx.server.release();
       await this.ctx.observer.sync(this.config.timeouts.commandMs);
       return finish('killed');
@@ -303,6 +307,46 @@ export class DeviceHarness implements Harness {
     }
   }
 
+  /**
+   * Kills the app process while the worker is held, and checks it is really gone: a kill that
+   * did not take would let the worker go on unobserved.
+   */
+  private async killProcess(method: KillMethod): Promise<string[]> {
+    const pids = async (): Promise<string> => (await this.device.shell(['pidof', this.pkg])).stdout.toString('utf8').trim();
+    let argv: string[];
+    switch (method) {
+      case 'force-stop':
+        argv = ['am', 'force-stop', this.pkg];
+        await forceStop(this.device, this.pkg);
+        break;
+      case 'am-kill':
+        // killBackgroundProcesses spares the top app: go home first (android-facts.md §6).
+        await this.device.shellText(['input', 'keyevent', 'KEYCODE_HOME']);
+        argv = ['am', 'kill', this.pkg];
+        await killApp(this.device, this.pkg);
+        break;
+      case 'signal': {
+        const pid = await pids();
+        if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
+        argv = ['run-as', this.pkg, 'kill', '-9', pid];
+        await this.device.shellText(argv);
+        break;
+      }
+      default: {
+        const unreachable: never = method;
+        throw new Error(`unknown kill method ${String(unreachable)}`);
+      }
+    }
+    const left = await pids();
+    if (left !== '') {
+      throw new DedupVerifyError(
+        ErrorCode.DeviceCommand,
+        `\`${argv.join(' ')}\` left ${this.pkg} running (pid ${left}); the kill point cannot be observed on this device.`,
+      );
+    }
+    return argv;
+  }
+
   /** True while JobScheduler reports the job as running (the worker may be slow to fetch). */
   private async jobActive(job: JobRef): Promise<boolean> {
     const state = await getJobState(this.device, { pkg: this.pkg, id: job.id, namespace: job.namespace });
@@ -310,6 +354,45 @@ export class DeviceHarness implements Harness {
   }
 
   /** Turns what the stream, the server and the database saw during a run into history events. */
+  /**
+   * Runs the device made without being forced: WorkManager runs overdue work as soon as the
+   * app process (re)schedules it, e.g. after a relaunch that follows a killed run. Everything
+   * the app did since the last collected run (feed fetches, posts, result lines) becomes a run
+   * of its own in the history, with the outcome its result line names.
+   */
+  async collectUnforced(): Promise<void> {
+    const isWorkerLine = (l: ObservedLine): boolean =>
+      (l.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(l.message)) ||
+      (l.tag === 'notification_enqueue' && parseNotificationEnqueue(l.message)?.pkg === this.pkg);
+    const fetchedSince = (): JournalEntry[] => this.ctx.server.journal().slice(this.seen.journal).filter((j) => stripQuery(j.path) === this.config.feed.path);
+    const quiet = fetchedSince().length === 0 && !this.ctx.observer.since(this.seen.log).some(isWorkerLine);
+    if (quiet) return;
+    // Let it finish: its result line ends it.
+    const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(l.message);
+    const result = await this.ctx.observer
+      .waitFor(this.seen.log, isResult, this.config.timeouts.runMs, 'the result line of a run the device started by itself')
+      .catch(() => undefined);
+    await this.ctx.observer.sync(this.config.timeouts.commandMs);
+    const first = fetchedSince()[0];
+    const hostNow = Date.now();
+    const deviceNow = await this.deviceNow();
+    const startedAt = first ? deviceNow - (hostNow - first.t) : deviceNow;
+    const run = this.ctx.nextRun();
+    this.record({ type: 'run-started', t: startedAt, run, deviceTime: startedAt, evidence: ['not forced: the device ran the work by itself'] });
+    const outcome: RunOutcome = result ? (RESULT_OUTCOME[RESULT_LINE.exec(result.message)?.[1] ?? ''] ?? 'success') : 'killed';
+    this.note(`run ${run} was not forced: the device ran the work by itself (outcome ${outcome})`);
+    await this.collect({
+      run,
+      probe: false,
+      outcome,
+      deviceTime: startedAt,
+      hostAtStart: first?.t ?? hostNow,
+      journalFrom: this.seen.journal,
+      logFrom: this.seen.log,
+      evidence: ['not forced: the device ran the work by itself'],
+    });
+  }
+
   private async collect(r: {
     run: number;
     probe: boolean;
@@ -355,6 +438,7 @@ export class DeviceHarness implements Harness {
       for (const item of stored) this.record({ type: 'stored', t, run: r.run, item });
       this.record({ type: 'run-finished', t, run: r.run, outcome: r.outcome, evidence: r.evidence.slice(-5) });
     }
+    this.seen = { journal: this.ctx.server.journal().length, log: this.ctx.observer.position };
     return { run: r.run, outcome: r.outcome, deviceTime: r.deviceTime, posted, updated, stored, fetchStatuses, evidence: r.evidence };
   }
 

@@ -31,7 +31,14 @@ export interface ServedItem {
   readonly publishedAt: number;
 }
 
-export type KillMethod = 'am-kill' | 'force-stop';
+/**
+ * How the process is killed mid-run:
+ * - `am-kill`: HOME first (am kill only kills background processes), then `am kill PKG`;
+ * - `signal`: `run-as PKG kill -9 PID`, as the low-memory killer would (debuggable apps only);
+ * - `force-stop`: `am force-stop PKG` (also cancels the jobs and notifications; the app is
+ *   relaunched before the next run).
+ */
+export type KillMethod = 'am-kill' | 'signal' | 'force-stop';
 
 export interface ForceRunOptions {
   /**

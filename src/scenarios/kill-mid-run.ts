@@ -14,7 +14,8 @@ interface KillPoint {
  */
 export const KILL_POINTS: readonly KillPoint[] = [
   { name: 'during the feed fetch (am kill)', killAt: { route: 'feed', nth: 1, kill: 'am-kill' } },
-  { name: 'between the 1st notification and its row (am kill)', killAt: { route: 'receipts', nth: 1, kill: 'am-kill' } },
+  { name: 'between the 1st notification and its row (kill -9)', killAt: { route: 'receipts', nth: 1, kill: 'signal' } },
+  { name: 'between the 2nd notification and its row (am kill)', killAt: { route: 'receipts', nth: 2, kill: 'am-kill' } },
   { name: 'between the 3rd notification and its row (force-stop, app restarted)', killAt: { route: 'receipts', nth: 3, kill: 'force-stop' } },
 ];
 

@@ -10,6 +10,11 @@ export const uniqueWork: Scenario = {
   catches: ['duplicate-schedule'],
   needs: {},
   async run(h) {
+    // A run first, so the work is not overdue: relaunching must then leave its schedule alone
+    // (overdue work would rightly run at once and move last_enqueue_time).
+    await h.serveFeed([]);
+    h.step('one forced run, so the next run is a full interval away');
+    await h.forceRun();
     const before = await h.readWork();
     const first = before.namedSpecs[0];
     for (let i = 1; i <= 3; i++) {

@@ -61,6 +61,13 @@ describe('dedup-verify lint (CLI)', () => {
     expect((parsed as { unresolved: unknown[] }).unresolved).to.have.length(1);
   });
 
+  it('says on stderr how many values could not be evaluated', async () => {
+    const r = await run('fixtures/lint/window-vs-interval/bad-forms');
+    expect(r.code).to.equal(1);
+    expect(r.stdout.split('\n')).to.have.length(5);
+    expect(r.stderr).to.equal('4 findings in 2 files (1 value could not be evaluated; --json lists it under "unresolved")\n');
+  });
+
   it('--json with no findings exits 0', async () => {
     const r = await run('--json', 'fixtures/lint/comments-and-strings');
     expect(r.code).to.equal(0);

@@ -31,7 +31,7 @@ describe('virtual device toybox commands', () => {
       const lines = r.stdout.split('\n');
       expect(lines[0]).to.match(/^total \d+$/);
       // 2024-05-29 16:26 is the device clock of the test device (UTC)
-      expect(lines[1]).to.match(/^drwxrwxrwx \d+ shell shell +\d+ 2024-05-29 16:26 dir$/);
+      expect(lines[1]).to.match(/^drwxrwxrwx \d+ shell shell 4096 2024-05-29 16:26 dir$/);
       expect(lines[2]).to.match(/^-rw-r----- 1 shell shell +6 2024-05-29 16:26 small$/);
       const sizeColumn = (line: string): number => line.indexOf(' 2024-');
       expect(sizeColumn(lines[1]!)).to.equal(sizeColumn(lines[2]!));
@@ -46,6 +46,11 @@ describe('virtual device toybox commands', () => {
       const missing = await run(shell, 'ls /nope');
       expect(missing.stderr).to.equal('ls: /nope: No such file or directory\n');
       expect(missing.status).to.equal(1);
+    });
+
+    it('follows a symlink named with a trailing slash', async () => {
+      expect((await run(shell, 'ls /sdcard/')).stdout).to.equal('Android\nDownload\n');
+      expect((await run(shell, 'ls -d /sdcard')).stdout).to.equal('/sdcard\n');
     });
 
     it('prints headers when listing several directories', async () => {
@@ -119,6 +124,12 @@ describe('virtual device toybox commands', () => {
       const sha256 = createHash('sha256').update('abc').digest('hex');
       const sha1 = createHash('sha1').update('abc').digest('hex');
       expect(r.stdout).to.equal(`${md5}  /data/local/tmp/h\n${sha256}  /data/local/tmp/h\n${sha1}  -\n`);
+    });
+
+    it('tee, ln -s, readlink, realpath and rmdir', async () => {
+      const r = await run(shell, 'cd /data/local/tmp; echo t | tee copy; cat copy; ln -s copy link; readlink link; realpath link; mkdir e; rmdir e; rmdir /data/local/tmp; echo $?', { stdin: '' });
+      expect(r.stdout).to.equal('t\nt\ncopy\n/data/local/tmp/copy\n1\n');
+      expect(r.stderr).to.equal("rmdir: '/data/local/tmp': Permission denied\n");
     });
 
     it('which finds binaries on PATH', async () => {
@@ -245,6 +256,7 @@ describe('virtual device toybox commands', () => {
       expect(all).to.match(/\nroot +1 +0 .* init\n/);
       expect(all).to.match(/\nu0_a190 +4321 +1 .* com\.example\.feednotifier\n/);
       expect((await run(shell, 'pidof com.example.feednotifier; pidof nothing; echo $?')).stdout).to.equal('4321\n1\n');
+      expect((await run(shell, 'pgrep -l feednotifier; pgrep -x feednotifier; echo $?')).stdout).to.equal('4321 com.example.feednotifier\n1\n');
     });
 
     it('kill signals processes it may signal', async () => {

@@ -55,7 +55,7 @@ export interface TestDevice extends ShellHost {
   adbdIsRoot: boolean;
 }
 
-export async function createTestDevice(options: { apiLevel?: 30 | 33 | 34 } = {}): Promise<{ device: TestDevice; shell: Shell; dispose(): Promise<void> }> {
+export async function createTestDevice(options: { apiLevel?: 30 | 33 | 34 } = {}): Promise<{ device: TestDevice; shell: Shell; dispose: () => Promise<void> }> {
   const fs = await VirtualFs.create();
   const hostClock = new ManualHostClock(START_MS);
   const clock = new VirtualClock({ host: hostClock, bootElapsedMs: 5000 });
@@ -89,9 +89,15 @@ export interface RunResult {
 /** A stdin that yields `text` and ends, or never ends when `text` is undefined. */
 export function stdinOf(text: string | undefined, signal?: AbortSignal): InputSource {
   if (text !== undefined) {
-    return (async function* () {
-      if (text !== '') yield Buffer.from(text);
-    })();
+    const chunks = text === '' ? [] : [Buffer.from(text)];
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: (): Promise<IteratorResult<Uint8Array>> => {
+          const value = chunks.shift();
+          return Promise.resolve(value === undefined ? { done: true, value: undefined } : { done: false, value });
+        },
+      }),
+    };
   }
   return {
     [Symbol.asyncIterator]: () => ({

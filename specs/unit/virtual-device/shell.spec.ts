@@ -79,6 +79,11 @@ describe('virtual device shell (mksh semantics)', () => {
       expect(r.stdout).to.include('/system/bin');
     });
 
+    it('provides mksh\'s EPOCHREALTIME and SECONDS from the device clock', async () => {
+      device.clock.set(1800000000250);
+      expect((await run(shell, 'echo $EPOCHREALTIME $SECONDS')).stdout).to.equal('1800000000.250000 0\n');
+    });
+
     it('evaluates arithmetic with mksh\'s 32-bit wraparound', async () => {
       const r = await run(shell, 'x=5; echo $((x * 3 + 1)) $(( (2+3) % 4 )) $((2147483647 + 1))');
       expect(r.stdout).to.equal('16 1 -2147483648\n');
@@ -310,6 +315,25 @@ describe('virtual device shell (mksh semantics)', () => {
     it('lets commands run nested shells as another uid (run-as style)', async () => {
       device.commands.register('as-app', (ctx) => ctx.runNested('id -u; pwd', { uid: 10190, cwd: '/data/local/tmp' }));
       expect((await run(shell, 'as-app')).stdout).to.equal('10190\n/data/local/tmp\n');
+    });
+  });
+
+  describe('sessions', () => {
+    it('runs an interactive shell from stdin with mkshrc\'s prompt', async () => {
+      const r = await run(shell, '', { stdin: 'echo hi\nfalse\nif true; then\necho multi\nfi\nexit 3\n' });
+      expect(r.stdout).to.equal('hi\nmulti\n');
+      expect(r.stderr).to.equal('emu64xa:/ $ emu64xa:/ $ 1|emu64xa:/ $ > > emu64xa:/ $ ');
+      expect(r.status).to.equal(3);
+    });
+
+    it('runs a script piped into sh', async () => {
+      const r = await run(shell, 'echo "echo from-stdin; exit 5" | sh; echo $?');
+      expect(r.stdout).to.equal('from-stdin\n5\n');
+    });
+
+    it('passes TERM from the service arguments and honours cwd', async () => {
+      const r = await run(shell, 'echo $TERM; pwd', { env: { TERM: 'xterm' }, cwd: '/data/local/tmp' });
+      expect(r.stdout).to.equal('xterm\n/data/local/tmp\n');
     });
   });
 

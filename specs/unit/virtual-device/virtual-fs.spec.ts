@@ -52,6 +52,8 @@ describe('VirtualFs', () => {
     await fs.writeFile('/sdcard/note.txt', SHELL, 'hi');
     expect((await fs.readFile('/storage/emulated/0/note.txt', SHELL)).toString()).to.equal('hi');
     expect(await fs.realpath('/data/user/0/com.example.feednotifier', ROOT)).to.equal('/data/data/com.example.feednotifier');
+    expect((await fs.lstat('/sdcard/', SHELL)).mode & S_IFMT).to.equal(S_IFDIR);
+    expect(await errnoOf(fs.stat('/system/bin/sh/', SHELL))).to.equal('ENOTDIR/20: Not a directory');
   });
 
   it('maps Android paths to real files under the device directory', async () => {

@@ -21,7 +21,9 @@ export async function runLint(paths: readonly string[], opts: Readonly<Record<st
   } else {
     io.stdout(formatFindings(result));
     const n = result.findings.length;
-    io.stderr(`${n === 0 ? 'no findings' : `${n} finding${n === 1 ? '' : 's'}`} in ${result.filesScanned} file${result.filesScanned === 1 ? '' : 's'}\n`);
+    const u = result.unresolved.length;
+    const notes = u === 0 ? '' : ` (${u} value${u === 1 ? '' : 's'} could not be evaluated; --json lists ${u === 1 ? 'it' : 'them'} under "unresolved")`;
+    io.stderr(`${n === 0 ? 'no findings' : `${n} finding${n === 1 ? '' : 's'}`} in ${result.filesScanned} file${result.filesScanned === 1 ? '' : 's'}${notes}\n`);
   }
   return result.findings.length > 0 ? 1 : 0;
 }

@@ -161,18 +161,16 @@ export class AdbTransport implements StreamTransport {
 
   private onData(chunk: Buffer): void {
     if (this.closedFlag || this.dropping) return;
-    let packets: AdbPacket[];
     try {
-      packets = this.reader.push(chunk);
+      for (const p of this.reader.push(chunk)) {
+        if (this.closedFlag || this.dropping) return;
+        this.handlePacket(p);
+      }
     } catch (e) {
-      if (!(e instanceof PacketError)) throw e;
-      trace(`transport ${this.serial}: ${e.message}; dropping the connection`);
+      // A bad header (or a fault while handling a packet) costs this connection only.
+      const what = e instanceof PacketError ? e.message : `internal error: ${(e as Error).stack ?? String(e)}`;
+      trace(`transport ${this.serial}: ${what}; dropping the connection`);
       this.socket.destroy();
-      return;
-    }
-    for (const p of packets) {
-      if (this.closedFlag || this.dropping) return;
-      this.handlePacket(p);
     }
   }
 

@@ -181,7 +181,13 @@ export class ActivityManagerService {
       this.topPackage = pkg.packageName;
       return StartResult.TASK_TO_FRONT;
     }
-    const record = await this.ensureProcess(pkg, 'activity', component);
+    let record: ProcessRecord;
+    try {
+      record = await this.ensureProcess(pkg, 'activity', component);
+    } catch {
+      // The app died in Application.onCreate (crash already logged): the start itself succeeded.
+      return StartResult.SUCCESS;
+    }
     pkg.notLaunched = false;
     this.topPackage = pkg.packageName;
     record.activities.add(activity.name);

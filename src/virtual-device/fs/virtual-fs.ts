@@ -624,8 +624,11 @@ export class VirtualFs {
    * Walks `path` component by component from `/`, checking search permission on every
    * directory for `uid` (null: no checks) and resolving symlinks in the Android namespace.
    */
-  private async resolve(path: string, uid: number | null, followLast: boolean): Promise<Resolved> {
+  private async resolve(path: string, uid: number | null, followLastOption: boolean): Promise<Resolved> {
     const shown = path;
+    // A trailing slash makes the last component a directory: a symlink to one is followed.
+    const trailingSlash = path.length > 1 && path.endsWith('/');
+    const followLast = followLastOption || trailingSlash;
     let pending = splitPath(path.startsWith('/') ? path : `/${path}`);
     const stack: string[] = [];
     let links = 0;
@@ -665,7 +668,10 @@ export class VirtualFs {
         pending = [...splitPath(target), ...pending];
         continue;
       }
-      if (isLast) return { path: joinPath(dirPath, name), host, st, parent: dirPath, name };
+      if (isLast) {
+        if (trailingSlash && !st.isDirectory()) throw new FsError('ENOTDIR', shown);
+        return { path: joinPath(dirPath, name), host, st, parent: dirPath, name };
+      }
       stack.push(name);
       currentSt = st;
     }
@@ -682,6 +688,8 @@ export class VirtualFs {
     else if (st.isSocket()) type = S_IFSOCK;
     else type = S_IFREG;
     const dynamicOrDevice = m.chr !== undefined || this.dynamic.has(path);
+    // Directories report one ext4 block (as on the emulator's /data), whatever the host uses.
+    const isDir = type === S_IFDIR;
     return {
       dev: Number(st.dev),
       ino: Number(st.ino),
@@ -689,12 +697,12 @@ export class VirtualFs {
       nlink: Number(st.nlink),
       uid: m.uid,
       gid: m.gid,
-      size: dynamicOrDevice ? 0 : Number(st.size),
+      size: dynamicOrDevice ? 0 : isDir ? 4096 : Number(st.size),
       atimeSec: Number(st.atimeNs / 1_000_000_000n),
       mtimeSec: Number(st.mtimeNs / 1_000_000_000n),
       ctimeSec: Number(st.ctimeNs / 1_000_000_000n),
       mtimeNsec: Number(st.mtimeNs % 1_000_000_000n),
-      blocks: dynamicOrDevice ? 0 : Number(st.blocks),
+      blocks: dynamicOrDevice ? 0 : isDir ? 8 : Number(st.blocks),
       rdev: m.chr !== undefined ? (m.chr.major << 8) | m.chr.minor : 0,
     };
   }

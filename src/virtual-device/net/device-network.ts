@@ -123,14 +123,27 @@ export class VirtualNetwork implements DeviceNetwork {
     const listener = this.listeners.get(port);
     if (listener !== undefined) {
       const [client, server] = this.newPair();
-      queueMicrotask(() => listener(server));
+      queueMicrotask(() => {
+        try {
+          listener(server);
+        } catch {
+          // A listener that throws resets the connection, as a crashing server process would.
+          server.destroy();
+        }
+      });
       return Promise.resolve(client);
     }
     const rule = this.rules.find((r) => r.port === port);
     if (rule?.owner !== undefined) {
       const owner = rule.owner;
       const [app, adbdSide] = this.newPair();
-      queueMicrotask(() => owner.openTunnel(rule.remote, adbdSide));
+      queueMicrotask(() => {
+        try {
+          owner.openTunnel(rule.remote, adbdSide);
+        } catch {
+          adbdSide.destroy();
+        }
+      });
       return Promise.resolve(app);
     }
     return Promise.reject(connectionRefused());

@@ -29,6 +29,10 @@ export interface ExpandHost {
   readonly fs: VirtualFs;
   /** Runs `$(...)` in a subshell and returns its output; records its exit status. */
   commandSubstitution(body: ListNode): Promise<string>;
+  /** Device wall-clock time in epoch ms (for $EPOCHREALTIME and $SECONDS). */
+  now(): number;
+  /** When this shell started (epoch ms). */
+  readonly startedMs: number;
 }
 
 const DEFAULT_IFS = ' \t\n';
@@ -239,9 +243,24 @@ export class Expander {
         return state.flags();
       case '0':
         return state.arg0;
-      default:
+      default: {
         if (/^\d+$/.test(name)) return state.positional[Number(name) - 1];
-        return state.get(name);
+        const value = state.get(name);
+        if (value !== undefined) return value;
+        // mksh's special parameters (mksh(1) "Parameters"), unless assigned.
+        switch (name) {
+          case 'RANDOM':
+            return String(Math.floor(Math.random() * 32768));
+          case 'SECONDS':
+            return String(Math.floor((this.host.now() - this.host.startedMs) / 1000));
+          case 'EPOCHREALTIME': {
+            const ms = this.host.now();
+            return `${Math.floor(ms / 1000)}.${String(Math.floor(ms % 1000) * 1000).padStart(6, '0')}`;
+          }
+          default:
+            return undefined;
+        }
+      }
     }
   }
 

@@ -95,10 +95,13 @@ export class Interpreter {
     readonly session: SessionEnv,
     readonly state: ShellState,
   ) {
+    const startedMs = session.host.clock.now();
     this.expander = new Expander({
       state,
       fs: session.host.fs,
       commandSubstitution: (body) => this.commandSubstitution(body),
+      now: () => session.host.clock.now(),
+      startedMs,
     });
   }
 
@@ -158,16 +161,17 @@ export class Interpreter {
         const line = await input.readLine();
         if (line === null) {
           if (pending.trim() !== '') {
-            const status = await this.runChunk(pending, fds);
-            if (typeof status === 'number') return status;
+            const result = await this.runChunk(pending, fds);
+            if (typeof result === 'object') return result.status;
           }
           return this.state.lastStatus;
         }
         pending += `${line}\n`;
-        const status = await this.runChunk(pending, fds, true);
-        if (status === 'incomplete') continue;
+        const result = await this.runChunk(pending, fds, true);
+        if (result === 'incomplete') continue;
         pending = '';
-        if (typeof status === 'number' && prompt === undefined) return status;
+        // `exit` ends any shell; a syntax error ends only a non-interactive one.
+        if (typeof result === 'object' && (result.kind === 'exit' || prompt === undefined)) return result.status;
       }
     } catch (e) {
       if (e instanceof ShellExit) return e.status;
@@ -178,8 +182,8 @@ export class Interpreter {
     }
   }
 
-  /** Runs complete lines of `src`; 'incomplete' when more input is needed; a status on exit. */
-  private async runChunk(src: string, fds: Fds, allowIncomplete = false): Promise<number | 'incomplete' | undefined> {
+  /** Runs complete lines of `src`; 'incomplete' when more input is needed; a status on exit or syntax error. */
+  private async runChunk(src: string, fds: Fds, allowIncomplete = false): Promise<{ kind: 'exit' | 'syntax'; status: number } | 'incomplete' | undefined> {
     const parser = new Parser(src);
     const lists: ListNode[] = [];
     try {
@@ -194,7 +198,7 @@ export class Interpreter {
         if (allowIncomplete && incomplete) return 'incomplete';
         await this.error(fds, e.message);
         this.state.lastStatus = 1;
-        return 1;
+        return { kind: 'syntax', status: 1 };
       }
       throw e;
     }
@@ -202,7 +206,7 @@ export class Interpreter {
       try {
         await this.execList(list, fds);
       } catch (e) {
-        if (e instanceof ShellExit) return e.status;
+        if (e instanceof ShellExit) return { kind: 'exit', status: e.status };
         if (e instanceof LoopControl || e instanceof FunctionReturn) continue;
         throw e;
       }

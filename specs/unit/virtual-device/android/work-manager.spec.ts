@@ -270,6 +270,16 @@ describe('WorkManager model: enqueueing, scheduling and ForceStopRunnable', () =
     expect((wm.db.db.prepare('SELECT COUNT(*) AS n FROM workspec').get() as { n: number }).n).to.equal(2);
   });
 
+  it('UPDATE keeps the WorkSpec id, bumps its generation and reschedules it with the new interval', () => {
+    f = fixture();
+    const wm = WorkManager.initialize(f.context, () => undefined);
+    const id = wm.enqueueUniquePeriodicWork('feed-poll', 'KEEP', request);
+    expect(wm.enqueueUniquePeriodicWork('feed-poll', 'UPDATE', { ...request, intervalMs: 2 * DAY, flexMs: 2 * DAY })).to.equal(id);
+    const row = wm.db.db.prepare('SELECT interval_duration, generation FROM workspec WHERE id = ?').get(id);
+    expect(row).to.deep.equal({ interval_duration: 2 * DAY, generation: 1 });
+    expect(f.jobs.map((j) => [j.id, j.extras['EXTRA_WORK_SPEC_GENERATION']])).to.deep.equal([[1, 1]]);
+  });
+
   it('after a force-stop (USER_REQUESTED exit) the next process cancels and reschedules with the same job id', () => {
     f = fixture();
     const wm = WorkManager.initialize(f.context, () => undefined);

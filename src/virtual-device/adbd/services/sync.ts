@@ -159,13 +159,27 @@ async function doRecv(s: SyncSession, path: string): Promise<boolean> {
     // open(O_RDONLY) succeeds on a directory on Linux; the read then fails with EISDIR.
     return fail(s, `${err.code === 'EISDIR' ? 'read failed' : 'open failed'}: ${err.message}`);
   }
+  // Whole 65528-byte DATA records as adbd's read loop makes them, whatever chunk sizes the
+  // filesystem yields; only the last record is shorter.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = async (all: boolean): Promise<void> => {
+    while (pendingBytes >= SYNC_RECV_CHUNK || (all && pendingBytes > 0)) {
+      const joined = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+      const piece = joined.subarray(0, Math.min(SYNC_RECV_CHUNK, joined.length));
+      const rest = joined.subarray(piece.length);
+      pending = rest.length > 0 ? [rest] : [];
+      pendingBytes = rest.length;
+      await s.stream.write(encodeSyncHeader(SyncId.Data, piece.length), piece);
+    }
+  };
   try {
     for await (const chunk of source) {
-      for (let off = 0; off < chunk.length; off += SYNC_RECV_CHUNK) {
-        const piece = chunk.subarray(off, off + SYNC_RECV_CHUNK);
-        await s.stream.write(encodeSyncHeader(SyncId.Data, piece.length), piece);
-      }
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      await flush(false);
     }
+    await flush(true);
   } catch (e) {
     if ((e as { code?: unknown }).code === 'EPIPE') throw e;
     return fail(s, `read failed: ${errnoOf(e).message}`);

@@ -82,6 +82,7 @@ export async function httpRequest(context: AppContext, req: HttpRequest): Promis
       });
       res.on('end', () => {
         done();
+        socket.destroy();
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
       });
       res.on('error', (e) => {

@@ -26,7 +26,7 @@ import { md5sum } from './md5sum.js';
 import { mkdir } from './mkdir.js';
 import { nc } from './nc.js';
 import { printf } from './printf.js';
-import { pidof, ps } from './ps.js';
+import { pgrep, pidof, pkill, ps } from './ps.js';
 import { pwd } from './pwd.js';
 import { readlink } from './readlink.js';
 import { rm } from './rm.js';
@@ -78,7 +78,9 @@ export function registerToyboxCommands(registry: CommandRegistry): void {
     ['mv', mv],
     ['nc', nc],
     ['netcat', nc],
+    ['pgrep', pgrep],
     ['pidof', pidof],
+    ['pkill', pkill],
     ['printf', printf],
     ['ps', ps],
     ['pwd', pwd],
@@ -128,4 +130,4 @@ const toybox: Parameters<CommandRegistry['register']>[1] = async (ctx) => {
   return command({ ...ctx, argv: ctx.argv.slice(1) });
 };
 
-const TOYBOX_NAMES = ['basename', 'cat', 'chgrp', 'chmod', 'chown', 'cp', 'cut', 'date', 'dirname', 'echo', 'egrep', 'env', 'false', 'fgrep', 'grep', 'groups', 'head', 'id', 'kill', 'ln', 'logname', 'ls', 'md5sum', 'mkdir', 'mv', 'nc', 'netcat', 'pidof', 'printf', 'ps', 'pwd', 'readlink', 'realpath', 'rm', 'rmdir', 'seq', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'sleep', 'sort', 'stat', 'tail', 'tee', 'test', 'touch', 'tr', 'true', 'uniq', 'wc', 'which', 'whoami'];
+const TOYBOX_NAMES = ['basename', 'cat', 'chgrp', 'chmod', 'chown', 'cp', 'cut', 'date', 'dirname', 'echo', 'egrep', 'env', 'false', 'fgrep', 'grep', 'groups', 'head', 'id', 'kill', 'ln', 'logname', 'ls', 'md5sum', 'mkdir', 'mv', 'nc', 'netcat', 'pgrep', 'pidof', 'pkill', 'printf', 'ps', 'pwd', 'readlink', 'realpath', 'rm', 'rmdir', 'seq', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'sleep', 'sort', 'stat', 'tail', 'tee', 'test', 'touch', 'tr', 'true', 'uniq', 'wc', 'which', 'whoami'];

@@ -53,7 +53,8 @@ export const ls: Command = async (ctx) => {
   for (const op of operands) {
     const path = pathOf(ctx, op);
     try {
-      const stat = follow ? await t.fs.stat(path, ctx.uid) : await t.fs.lstat(path, ctx.uid);
+      // "NAME/" follows a symlink to a directory (path resolution with a trailing slash).
+      const stat = follow || (op.length > 1 && op.endsWith('/')) ? await t.fs.stat(path, ctx.uid) : await t.fs.lstat(path, ctx.uid);
       const entry: Entry = { name: op, path, stat };
       if ((stat.mode & S_IFMT) === S_IFLNK) entry.link = await t.fs.readlink(path, ctx.uid);
       top.push(entry);

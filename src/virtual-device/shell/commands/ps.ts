@@ -10,8 +10,8 @@
  */
 import type { Command } from '../../types.js';
 import type { ProcessInfo } from '../process-table.js';
-import { processTableOf } from '../process-table.js';
-import { idName } from '../../fs/android-ids.js';
+import { processTableOf, signalNumber, SIGNALS } from '../process-table.js';
+import { idFromName, idName } from '../../fs/android-ids.js';
 import { errorMsg, parseArgs, tb } from './toybox.js';
 
 interface Column {
@@ -112,3 +112,64 @@ export const pidof: Command = async (ctx) => {
   await ctx.stdout.write(`${found.join(' ')}\n`);
   return 0;
 };
+
+/**
+ * pgrep and pkill (toybox ps.c pgrep_main): PATTERN is an extended regex matched against the
+ * process name (-f: the command line; -x: whole match); -u/-U uid filters, -n newest, -o
+ * oldest, -l with names, -c count, -d DELIM; pkill sends -SIGNAL (TERM). Status 1 when no
+ * process matched. The caller itself is never matched.
+ */
+export const pgrep: Command = async (ctx) => pgrepOrKill(ctx, false);
+export const pkill: Command = async (ctx) => pgrepOrKill(ctx, true);
+
+async function pgrepOrKill(ctx: Parameters<Command>[0], kill: boolean): Promise<number> {
+  const argv = [...ctx.argv];
+  let signal: number = SIGNALS.TERM;
+  if (kill && argv[1] !== undefined && /^-[A-Z0-9]+$/.test(argv[1]) && signalNumber(argv[1].slice(1)) !== undefined) {
+    signal = signalNumber(argv[1].slice(1))!;
+    argv.splice(1, 1);
+  }
+  const args = await parseArgs({ ...ctx, argv }, { flags: 'clfnovxV', args: 'duUtsPgGL' });
+  if (args === undefined) return 1;
+  const t = tb(ctx);
+  const table = processTableOf(t.host);
+  if (args.operands.length === 0 && !args.has('u') && !args.has('U') && !args.has('P')) {
+    await ctx.stderr.write(`${kill ? 'pkill' : 'pgrep'}: No PATTERN (see "${kill ? 'pkill' : 'pgrep'} --help")\n`);
+    return 1;
+  }
+  let regexes: RegExp[];
+  try {
+    regexes = args.operands.map((p) => new RegExp(args.has('x') ? `^(?:${p})$` : p));
+  } catch {
+    await errorMsg(ctx, `bad regex '${args.operands.join(' ')}'`);
+    return 1;
+  }
+  const uids = (args.values.get('u') ?? []).concat(args.values.get('U') ?? []).flatMap((s) => s.split(',')).map((u) => idFromName(u));
+  const ppids = (args.values.get('P') ?? []).flatMap((s) => s.split(',')).map(Number);
+  let matches = table.list().filter((p) => {
+    if (p.pid === t.pid) return false;
+    const subject = args.has('f') ? p.args.join(' ') : p.name;
+    if (regexes.length > 0 && !regexes.some((re) => re.test(subject))) return false;
+    if (uids.length > 0 && !uids.includes(p.uid)) return false;
+    if (ppids.length > 0 && !ppids.includes(p.ppid)) return false;
+    return true;
+  });
+  if (args.has('n')) matches = matches.slice(-1);
+  if (args.has('o')) matches = matches.slice(0, 1);
+  if (matches.length === 0) {
+    if (args.has('c')) await ctx.stdout.write('0\n');
+    return 1;
+  }
+  if (kill) {
+    for (const p of matches) table.signal(p.pid, signal, ctx.uid);
+    return 0;
+  }
+  if (args.has('c')) {
+    await ctx.stdout.write(`${matches.length}\n`);
+    return 0;
+  }
+  const delim = args.value('d') ?? '\n';
+  const items = matches.map((p) => (args.has('l') ? `${p.pid} ${p.name}` : String(p.pid)));
+  await ctx.stdout.write(`${items.join(delim)}\n`);
+  return 0;
+}
