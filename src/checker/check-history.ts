@@ -215,7 +215,8 @@ class HistoryChecker implements Checker {
 
   private verdict(): Verdict {
     const c = this.counts;
-    if (c.lostCount > 0 || this.failingDuplicates > 0 || c.unexpectedCount > 0 || c.outOfOrderCount > 0) return 'fail';
+    const orderFails = this.options.checkOrder !== false && c.outOfOrderCount > 0;
+    if (c.lostCount > 0 || this.failingDuplicates > 0 || c.unexpectedCount > 0 || orderFails) return 'fail';
     if (this.refusedRuns > 0) return 'unknown';
     return 'pass';
   }
@@ -534,6 +535,7 @@ class HistoryChecker implements Checker {
       item: rec.key,
       run,
       detail: `posted in run ${run} after ${previous.item} although published earlier (${formatInstant(rec.publishedAt)} < ${formatInstant(previous.publishedAt)}); a run must post oldest first`,
+      ...(this.options.checkOrder === false ? { informational: true } : {}),
       ...(evidence && evidence.length > 0 ? { evidence: [...evidence] } : {}),
     }, run, this.events);
   }

@@ -40,6 +40,11 @@ export interface CheckOptions {
    * notify-then-record window may repeat an item once). Posts beyond it fail the check.
    */
   allowedDuplicates: number;
+  /**
+   * Whether out-of-order posts fail the check (default true). A scenario that does not verify
+   * the order (only oldest-first does) still reports them, marked `informational`.
+   */
+  checkOrder?: boolean;
 }
 
 export interface CheckCounts {
@@ -75,6 +80,8 @@ export interface Anomaly {
   detail: string;
   /** Duplicated within allowedDuplicates: reported, does not fail the check. */
   tolerated?: boolean;
+  /** Reported, but not a property this check verifies (out-of-order with checkOrder false). */
+  informational?: boolean;
   /** Raw lines from the history events involved (logcat lines, journal entries). */
   evidence?: string[];
   /** The segment's scenario, when the history holds several (config lines with `scenario`). */

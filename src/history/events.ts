@@ -47,6 +47,8 @@ export interface ConfigEvent {
   device?: string;
   /** The scenario the segment records. */
   scenario?: string;
+  /** false: out-of-order posts are reported but do not fail the segment (default true). */
+  checkOrder?: boolean;
 }
 
 interface TimedEventBase {

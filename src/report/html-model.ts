@@ -294,7 +294,10 @@ export class ReportModelBuilder {
       }
       case 'run-started': {
         const column = this.runColumn(segment, event.run, event.t);
-        if (column) column.deviceTime = event.deviceTime;
+        if (column) {
+          column.deviceTime = event.deviceTime;
+          this.runEvidence(column, event.evidence);
+        }
         return;
       }
       case 'fetched': {
@@ -352,10 +355,7 @@ export class ReportModelBuilder {
         const column = this.runColumn(segment, event.run, event.t);
         if (column) {
           column.outcome = event.outcome;
-          for (const line of event.evidence ?? []) {
-            if (column.evidence.length < this.options.maxEvidenceLines) column.evidence.push(line);
-            else column.moreEvidence += 1;
-          }
+          this.runEvidence(column, event.evidence);
         }
         return;
       }
@@ -536,6 +536,15 @@ export class ReportModelBuilder {
       return;
     }
     lane.marks.push(mark);
+  }
+
+  /** Evidence of a run (its start and its end), each line once, at most `maxEvidenceLines`. */
+  private runEvidence(column: RunColumn, lines: readonly string[] | undefined): void {
+    for (const line of lines ?? []) {
+      if (column.evidence.includes(line)) continue;
+      if (column.evidence.length < this.options.maxEvidenceLines) column.evidence.push(line);
+      else column.moreEvidence += 1;
+    }
   }
 
   private evidence(lines: readonly string[] | undefined): { evidence?: readonly string[] } {

@@ -138,6 +138,7 @@ ol.anomalies > li.informational { opacity: .9; border-left-color: #8c959f; }
 .a-item { font-family: var(--mono); font-size: 13px; font-weight: 600; word-break: break-all; }
 .a-detail { margin: 4px 0; }
 .story { margin: 4px 0 0; padding-left: 18px; }
+.reading { margin: 6px 0 0; padding: 6px 10px; background: #fff8c5; border-radius: 4px; }
 .story li { margin: 1px 0; }
 .evidence { background: #0d1117; color: #e6edf3; border-radius: 6px; padding: 8px 10px; margin-top: 6px; }
 .evidence h4 { color: #9198a1; margin: 0 0 4px; }

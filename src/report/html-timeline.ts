@@ -59,13 +59,25 @@ export function endingEvidence(column: RunColumn): string[] {
   return column.evidence.filter((l) => !/^\$ cmd jobscheduler run\b/.test(l));
 }
 
-/** "am kill" / "am force-stop", when a killed run's evidence names the command. */
+/**
+ * How a killed run was killed, from its evidence: "am kill", "am force-stop", "run-as kill -9",
+ * or the first command line the evidence records after the run was started.
+ */
 export function killCommand(column: RunColumn): string | undefined {
   for (const line of column.evidence) {
-    const m = /^\$ (am (?:kill|force-stop|crash|stop-app)|kill(?: -9)?)\b/.exec(line);
-    if (m?.[1]) return m[1];
+    const am = /^\$ (am (?:kill|force-stop|crash|stop-app))\b/.exec(line);
+    if (am?.[1]) return am[1];
+    const runAs = /^\$ run-as \S+ (kill(?: -\S+)?)(?: |$)/.exec(line);
+    if (runAs?.[1]) return `run-as ${runAs[1]}`;
+    const kill = /^\$ (kill(?: -\S+)?)(?: |$)/.exec(line);
+    if (kill?.[1]) return kill[1];
   }
-  return undefined;
+  const other = column.evidence.find((l) => l.startsWith('$ ') && !/^\$ cmd jobscheduler run\b/.test(l));
+  return other !== undefined ? shortenEnd(other.slice(2), 40) : undefined;
+}
+
+function shortenEnd(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function runColumns(segment: Segment): RunColumn[] {
@@ -547,4 +559,42 @@ export function itemStory(segment: Segment, item: string, max: number): { lines:
     return { run, outcome: findRun(segment, run)?.outcome, what: what.join(', ') };
   });
   return { lines, more: Math.max(0, runs.length - max) };
+}
+
+/** "am kill while POST /receipts (request 9) was held": how a killed run ended, from its evidence. */
+export function describeKill(column: RunColumn): string {
+  const how = killCommand(column);
+  const held = column.evidence.map((l) => /^held (\S+ \S+) \((request \d+)\)/.exec(l)).find((m) => m !== null);
+  if (how !== undefined && held) return `${how} while ${held[1] ?? ''} (${held[2] ?? ''}) was held`;
+  if (how !== undefined) return how;
+  return endingEvidence(column).join('; ');
+}
+
+/**
+ * What the history says about why an anomaly happened, when it shows a known pattern:
+ * a lost item whose row a killed run stored without posting it (record before notify), or an
+ * item posted by a killed run before its row was stored and posted again later (the
+ * notify-then-record window). Empty when no such pattern is in the history.
+ */
+export function readingOf(segment: Segment, a: ReportAnomaly): string {
+  const lane = segment.lanes.get(a.item);
+  if (!lane) return '';
+  const runs = [...lane.perRun.entries()].sort((x, y) => x[0] - y[0]);
+  const killed = (run: number): boolean => findRun(segment, run)?.outcome === 'killed';
+  if (a.kind === 'lost') {
+    const everNotified = runs.some(([, f]) => f.posts + f.updates > 0);
+    const silent = runs.find(([run, f]) => f.stored && f.posts + f.updates === 0 && killed(run));
+    if (silent && !everNotified) {
+      return `Its row was stored in run ${silent[0]}, which was killed, and it was never posted: the row was written before the notification and the kill fell between the two, so the runs after it skip the item as already notified.`;
+    }
+    return '';
+  }
+  if (a.kind === 'duplicated') {
+    const open = runs.find(([run, f]) => f.posts > 0 && !f.stored && killed(run));
+    const again = open ? runs.find(([run, f]) => run > open[0] && f.posts > 0) : undefined;
+    if (open && again) {
+      return `Posted in run ${open[0]}, which was killed before its row was stored; run ${again[0]} posted it again: the notify-then-record window${a.tolerated === true ? ' (tolerated: within allowedDuplicates)' : ''}.`;
+    }
+  }
+  return '';
 }

@@ -18,7 +18,7 @@ import { VERSION } from '../version.js';
 import { attrs, escapeHtml } from './html-escape.js';
 import { ReportModelBuilder, buildReportModel, isInformational, resolveOptions, runsOf, type EntryView, type HtmlReportOptions, type ReportModel, type ResolvedOptions, type SectionView, type Segment } from './html-model.js';
 import { REPORT_CSS } from './html-style.js';
-import { endingEvidence, findRun, formatClockLong, itemStory, renderTimeline, type AnomalyRef, type TimelineView } from './html-timeline.js';
+import { describeKill, endingEvidence, findRun, formatClockLong, itemStory, readingOf, renderTimeline, type AnomalyRef, type TimelineView } from './html-timeline.js';
 import { collapseScenarios, describeTrials, devicesOf, formatPercent } from './merge.js';
 import type { ReportAnomaly, RunReport, ScenarioReport } from './types.js';
 
@@ -163,8 +163,8 @@ function lostCause(a: ReportAnomaly, segment: Segment | undefined): string {
   if (a.kind !== 'lost' || a.run === undefined || !segment) return '';
   const column = findRun(segment, a.run);
   if (!column?.outcome || column.outcome === 'success') return '';
-  const ending = endingEvidence(column).filter((l) => /^\$ |^held /.test(l));
-  return `run ${a.run} was ${column.outcome}${ending.length > 0 ? ` (${ending.join('; ')})` : ''}`;
+  const how = column.outcome === 'killed' ? describeKill(column) : '';
+  return `run ${a.run} was ${column.outcome}${how !== '' ? ` (${how})` : ''}`;
 }
 
 function renderFindings(model: ReportModel, ids: ReadonlyMap<EntryView, EntryIds>): string {
@@ -234,6 +234,9 @@ function renderAnomaly(ref: AnomalyRef, prefix: string, entry: EntryView, view: 
         .join('')}${story.more > 0 ? `<li class="muted">… ${story.more} more runs</li>` : ''}</ul>`
     : '';
 
+  const reading = segment && a.item !== '' ? readingOf(segment, a) : '';
+  const readingHtml = reading !== '' ? `<p class="reading"><b>Reading:</b> ${escapeHtml(reading)}</p>` : '';
+
   // Evidence: the anomaly's own lines, then how each run it names ended (kills, refusals).
   const blocks: string[] = [];
   const own = (a.evidence ?? []).slice(0, options.maxEvidenceLines);
@@ -264,6 +267,7 @@ function renderAnomaly(ref: AnomalyRef, prefix: string, entry: EntryView, view: 
     `<div class="a-head">${head.join(' ')}</div>`,
     `<p class="a-detail">${escapeHtml(a.detail)}</p>`,
     storyHtml,
+    readingHtml,
     evidence,
     `<div class="a-links">${links.join('')}</div>`,
     '</li>',

@@ -287,6 +287,8 @@ interface Emitter {
   readonly lines: string[];
   comment(text: string): void;
   line(text: string): void;
+  /** A progress line the script prints (one line, quoted). */
+  say(text: string): void;
   blank(): void;
 }
 
@@ -296,6 +298,7 @@ function emitter(): Emitter {
     lines,
     comment: (text) => lines.push(`# ${commentText(text)}`.trimEnd()),
     line: (text) => lines.push(text),
+    say: (text) => lines.push(`say ${quoteBash(commentText(text))}`),
     blank: () => lines.push(''),
   };
 }
@@ -359,6 +362,8 @@ export function renderReproScript(input: ReproInput): ReproScript {
   out.comment('use RESET=1 again.');
   out.comment('Watch the notifications live in another terminal:');
   out.comment('  adb -s SERIAL logcat -b events -v epoch | grep notification_enqueue');
+  out.comment('In those lines the 4th field is the notification id and the last one the status: 0 a post, 1 an update of');
+  out.comment('a notification still showing (not a second post).');
   out.line('set -euo pipefail');
   out.blank();
   out.line(`SERIAL=\${1:?usage: ${scriptName} SERIAL [HOST_PORT]}`);
@@ -403,14 +408,14 @@ export function renderReproScript(input: ReproInput): ReproScript {
         const file = `feeds/${base}-step-${n}.xml`;
         files.push({ name: file, content: step.xml.endsWith('\n') ? step.xml : `${step.xml}\n` });
         out.comment(`Step ${n}: the feed now serves ${step.note !== '' ? step.note : 'the recorded document'} (device clock then: ${formatInstant(step.t)}).`);
-        out.line(`say ${quoteBash(`step ${n}: serve ${file}`)}`);
+        out.say(`step ${n}: serve ${file}`);
         out.line(`use_feed ${quoteBash(`${base}-step-${n}.xml`)}`);
         break;
       }
       case 'fault': {
         out.comment(`Step ${n}: fault on ${step.route}.`);
         for (const line of describeFault(step.route, step.plan)) out.comment(line);
-        out.line(`say ${quoteBash(step.plan === 'none' ? `step ${n}: faults cleared (serve-feed answers normally)` : `step ${n}: not replayed: fault plan ${step.plan} on ${step.route} (see the comment in the script)`)}`);
+        out.say(step.plan === 'none' ? `step ${n}: faults cleared (serve-feed answers normally)` : `step ${n}: not replayed: fault plan ${step.plan} on ${step.route} (see the comment in the script)`);
         break;
       }
       case 'adb-shell': {
@@ -421,13 +426,13 @@ export function renderReproScript(input: ReproInput): ReproScript {
         const argv = step.argv;
         if (argv[0] === 'cmd' && argv[1] === 'alarm' && argv[2] === 'set-time' && argv[3] !== undefined && /^\d+$/.test(argv[3])) {
           out.comment(`Step ${n}: ${step.note ?? `clock to ${formatInstant(Number(argv[3]))}`} (cmd alarm set-time, no root needed).`);
-          out.line(`say ${quoteBash(`step ${n}: device clock to ${formatInstant(Number(argv[3]))}`)}`);
+          out.say(`step ${n}: device clock to ${formatInstant(Number(argv[3]))}`);
           out.line(`set_clock ${argv[3]}`);
           break;
         }
         out.comment(`Step ${n}: ${step.note ?? describeCommand(argv)}`);
         if (argv[0] === 'pm' && argv[1] === 'clear') out.comment("pm clear wipes the app's data (as the harness did, on its own backup).");
-        out.line(`say ${quoteBash(`step ${n}: ${step.note ?? buildShellCommand(argv)}`)}`);
+        out.say(`step ${n}: ${step.note ?? buildShellCommand(argv)}`);
         out.line(adbShell(argv));
         if ((argv[0] === 'am' && argv[1] === 'start') || (argv[0] === 'am' && argv[1] === 'broadcast')) {
           out.comment('The app schedules its periodic work when its process starts: wait until JobScheduler has the job.');
@@ -480,7 +485,7 @@ function emitRun(out: Emitter, input: ReproInput, steps: readonly ReproStep[], i
   const recorded = step.argv.join(' ');
   out.comment(`Step ${n}: ${run !== undefined ? `forced run ${run}` : probe ? 'a forced run that must be refused' : 'a forced run'} (recorded: ${recorded}).`);
   out.comment('The job id is looked up on this device (ids differ between devices); -f ignores the constraints.');
-  out.line(`say ${quoteBash(`step ${n}: ${run !== undefined ? `forced run ${run}` : probe ? 'forced run (must be refused)' : 'forced run'}`)}`);
+  out.say(`step ${n}: ${run !== undefined ? `forced run ${run}` : probe ? 'forced run (must be refused)' : 'forced run'}`);
   out.line('begin_run');
   const next = steps[i + 1];
   let used = i;
@@ -504,7 +509,7 @@ function emitRun(out: Emitter, input: ReproInput, steps: readonly ReproStep[], i
 function emitHints(out: Emitter, run: number, anomalies: readonly ReportAnomaly[]): void {
   for (const hint of hintsFor(run, anomalies)) {
     out.comment(hint.text);
-    out.line(`watch ${quoteBash(`run ${run}: ${hint.text}`)}`);
+    out.line(`watch ${quoteBash(commentText(`run ${run}: ${hint.text}`))}`);
   }
 }
 
@@ -517,7 +522,7 @@ function emitKill(out: Emitter, step: Extract<ReproStep, { kind: 'kill' }>, n: n
   out.comment('while the request is held. Without a proxy the app is killed as soon as serve-feed has answered that');
   out.comment('request: the app may already be past the point, so compare the notification lines printed below.');
   if (held) out.line(`kill_point ${quoteBash(`^[A-Z]+ ${escapeRegex(held.route)}([? ]|$)`)} ${held.nth}`);
-  out.line(`say ${quoteBash(`step ${n}: ${step.argv.join(' ')}`)}`);
+  out.say(`step ${n}: ${step.argv.join(' ')}`);
   out.line(adbShell(step.argv));
 }
 

@@ -24,6 +24,10 @@ export interface ReportAnomaly {
   epoch?: number;
   detail: string;
   tolerated?: boolean;
+  /** Reported, but not a property this scenario verifies (e.g. order outside oldest-first). */
+  informational?: boolean;
+  /** The scenario's history segment, when anomalies of several are listed together. */
+  scenario?: string;
   evidence?: string[];
   /** The repeat (1-based) it was found in, once repeats are merged. */
   trial?: number;

@@ -208,7 +208,7 @@ export class DeviceHarness implements Harness {
   async openGuard(): Promise<number> {
     const now = await this.deviceNow();
     const work = await this.readWork();
-    const spec = work.namedSpecs[0];
+    const spec = work.primary;
     if (!spec) return now;
     const due = nextRunTime(spec);
     if (now >= due) return now;
@@ -228,7 +228,7 @@ export class DeviceHarness implements Harness {
     const evidence: string[] = [];
     if (!probe) await this.openGuard();
     const work = await this.readWork();
-    const spec = work.namedSpecs[0];
+    const spec = work.primary;
     const deviceTime = await this.deviceNow();
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
     const journalFrom = this.ctx.server.journal().length;
@@ -421,7 +421,15 @@ export class DeviceHarness implements Harness {
         const w = parseNmsWarning(line.message);
         if (w && 'pkg' in w && w.pkg === this.pkg) {
           r.evidence.push(line.raw);
-          if (!r.probe && w.kind !== 'no-channel') this.record({ type: 'shed', t: line.timeMs ?? r.deviceTime, item: '', run: r.run, evidence: [line.raw] });
+          if (!r.probe && w.kind !== 'no-channel') {
+            // The rate-limit line names the notification key (user|pkg|id|tag|uid): map its id.
+            const parts = w.kind === 'rate-limit' ? w.key.split('|') : [];
+            const id = Number(parts[2]);
+            const tag = parts[3] === undefined || parts[3] === 'null' ? null : parts[3];
+            const mapped = parts.length >= 4 && Number.isInteger(id) ? index.map({ id, tag }, this.config.notifications.match, null) : undefined;
+            const item = mapped?.kind === 'mapped' ? mapped.item : '';
+            this.record({ type: 'shed', t: line.timeMs ?? r.deviceTime, item, run: r.run, evidence: [line.raw] });
+          }
         }
       } else if (line.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(line.message)) {
         r.evidence.push(line.raw);
@@ -558,7 +566,7 @@ export class DeviceHarness implements Harness {
     let delayMs = 25;
     for (;;) {
       const work = await this.readWork().catch(() => undefined);
-      const id = work?.namedSpecs[0]?.systemId;
+      const id = work?.primary?.systemId;
       if (id !== undefined && (await findJob(this.device, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE }))) return;
       if (performance.now() > deadline) {
         throw new TimeoutError(

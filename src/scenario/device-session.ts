@@ -40,6 +40,7 @@ export interface ScenarioOutcome {
   readonly report: ScenarioReport;
   readonly events: readonly HistoryEvent[];
   readonly allowedDuplicates: number;
+  readonly checkOrder: boolean;
   /** What the harness did, for repro/<scenario>.sh. */
   readonly repro: readonly ReproStep[];
 }
@@ -136,7 +137,8 @@ export class DeviceSession {
       this.server.clearFaults();
       this.server.release();
     }
-    const check = checkHistory(h.events, { windowMs: this.config.windowMs, allowedDuplicates });
+    const checkOrder = scenario.checksOrder === true;
+    const check = checkHistory(h.events, { windowMs: this.config.windowMs, allowedDuplicates, checkOrder });
     const findings: ReportAnomaly[] = h.findings.map(({ evidence, ...f }) => ({ ...f, ...(evidence ? { evidence: [...evidence] } : {}) }));
     const verdict = error !== undefined ? 'unknown' : mergeVerdicts([check.verdict, findings.length > 0 ? 'fail' : 'pass']);
     const errorText = error ?? check.error;
@@ -151,7 +153,7 @@ export class DeviceSession {
       ...(errorText !== undefined ? { error: errorText } : {}),
       ...(h.notes.length > 0 ? { evidence: [...h.notes] } : {}),
     };
-    return { report, events: h.events, allowedDuplicates, repro: h.repro };
+    return { report, events: h.events, allowedDuplicates, checkOrder, repro: h.repro };
   }
 
   private skipped(scenario: Scenario, why: string, started: number): ScenarioOutcome {
@@ -167,6 +169,7 @@ export class DeviceSession {
       },
       events: [],
       allowedDuplicates: 0,
+      checkOrder: false,
       repro: [],
     };
   }

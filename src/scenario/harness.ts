@@ -75,6 +75,11 @@ export interface WorkSnapshot {
   readonly namedSpecs: readonly ScheduledSpec[];
   /** Every unfinished periodic WorkSpec of the worker class (named or not). */
   readonly workerSpecs: readonly ScheduledSpec[];
+  /**
+   * The work the harness drives: the named one, else (an app that enqueues without a unique
+   * name) the newest periodic WorkSpec of the worker class.
+   */
+  readonly primary: ScheduledSpec | undefined;
 }
 
 /** A WorkSpec row and the JobScheduler id of its current generation (undefined: not scheduled). */

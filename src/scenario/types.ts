@@ -27,5 +27,10 @@ export interface Scenario {
   readonly needs: ScenarioNeeds;
   /** Duplicates tolerated per item for this scenario's history (kill-mid-run: 1). */
   readonly allowedDuplicates?: number;
+  /**
+   * Whether posting out of publication order fails this scenario. Only oldest-first verifies the
+   * order; elsewhere out-of-order posts are reported as informational.
+   */
+  readonly checksOrder?: boolean;
   run(h: Harness): Promise<void>;
 }

@@ -25,7 +25,8 @@ export async function readWorkSnapshot(device: AndroidDevice, config: Config): P
   const workerSpecs: ScheduledSpec[] = db.workSpecs
     .filter((spec) => isUnfinishedPeriodic(spec) && (workerClass === undefined || spec.workerClassName === workerClass))
     .map((spec) => ({ ...spec, systemId: jobOf(spec) }));
-  return { namedSpecs, workerSpecs };
+  const newest = [...workerSpecs].sort((a, b) => b.lastEnqueueTime - a.lastEnqueueTime)[0];
+  return { namedSpecs, workerSpecs, primary: namedSpecs[0] ?? newest };
 }
 
 /** When WorkerWrapper lets the next run through (androidx WorkSpec.calculateNextRunTime). */

@@ -12,7 +12,7 @@ export const missedRun: Scenario = {
   needs: {},
   async run(h) {
     const work = await h.readWork();
-    const spec = work.namedSpecs[0];
+    const spec = work.primary;
     if (!spec) {
       h.finding({ kind: 'no-schedule', item: '', detail: `no unfinished periodic work named "${h.config.work.uniqueName}" in the WorkManager database` });
       return;

@@ -11,6 +11,7 @@ export const oldestFirst: Scenario = {
   },
   catches: ['newest-first'],
   needs: {},
+  checksOrder: true,
   async run(h) {
     // Served in an order that is neither oldest- nor newest-first.
     await h.serveFeed([3, 1, 6, 2, 5, 4].map((n) => ({ label: `aged-${n}h`, title: `Published ${n}h ago`, ageMs: n * HOUR })));

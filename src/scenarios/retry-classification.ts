@@ -11,7 +11,7 @@ export const EXPECTED_OUTCOME: ReadonlyMap<number, RunOutcome> = new Map([
 ]);
 
 async function attemptCount(h: Harness): Promise<number | undefined> {
-  return (await h.readWork()).namedSpecs[0]?.runAttemptCount;
+  return (await h.readWork()).primary?.runAttemptCount;
 }
 
 export const retryClassification: Scenario = {

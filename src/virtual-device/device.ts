@@ -8,7 +8,7 @@ import { VirtualClock } from './clock.js';
 import { VirtualFs } from './fs/virtual-fs.js';
 import { LogBuffers } from './logcat/log-buffers.js';
 import { VirtualNetwork } from './net/device-network.js';
-import { Shell } from './shell/shell.js';
+import { Shell, type ShellRunOptions } from './shell/shell.js';
 import { CommandTable } from './shell/command-table.js';
 import { registerToyboxCommands } from './shell/commands/index.js';
 import { log } from './shell/commands/log.js';
@@ -53,6 +53,8 @@ export class VirtualDevice implements DeviceModel {
     this.props = new Map(Object.entries(apiProfile(this.apiLevel, { serial: this.serialHint, noRoot: options.noRoot === true })));
     this.fs = fs;
     this.clock = new VirtualClock();
+    // File times follow the device clock (ls -l after `cmd alarm set-time`).
+    fs.useClock(this.clock);
     this.logs = new LogBuffers(this.clock);
     this.network = new VirtualNetwork();
     const table = new CommandTable();
@@ -78,9 +80,9 @@ export class VirtualDevice implements DeviceModel {
     return this.fs.hostPath(androidPath);
   }
 
-  /** Runs one shell command line as `uid` (default: shell, or root after `adb root`). */
-  runShell(line: string, io: ShellIo, options: { uid?: number } = {}): Promise<number> {
-    return this.shell.run(line, io, options.uid === undefined ? {} : { uid: options.uid });
+  /** Runs one shell command line (default uid: shell, or root after `adb root`). */
+  runShell(line: string, io: ShellIo, options: ShellRunOptions = {}): Promise<number> {
+    return this.shell.run(line, io, options);
   }
 
   onDispose(fn: () => Promise<void> | void): void {

@@ -116,6 +116,7 @@ describe('report.html', () => {
         expect(entry).to.include(a.item);
         expect(entry).to.match(new RegExp(`href="#s1-run${a.run}">run ${a.run}</a> <span class="badge b-killed">killed</span>`));
         expect(entry).to.match(/\$ am (kill|force-stop) com\.example\.feednotifier/);
+        expect(entry).to.include(`<b>Reading:</b> Its row was stored in run ${a.run}, which was killed, and it was never posted: the row was written before the notification`);
         expect(entry).to.include(`href="#${id}-ev"`);
         expect(entry).to.include(`href="#${id}-m"`);
         // The mark: a "lost" link back to the anomaly, in a hatched killed cell.
@@ -139,7 +140,8 @@ describe('report.html', () => {
       const findings = html.slice(html.indexOf('<section class="findings"'), html.indexOf('</section>', html.indexOf('<section class="findings"')));
       expect(count(findings, /<li>/)).to.equal(8);
       expect(findings).to.include('href="#s1-a1"');
-      expect(findings).to.match(/run 3 was killed \(held POST \/receipts \(request 9\) at the kill point; \$ am kill com\.example\.feednotifier\)/);
+      expect(findings).to.include('run 3 was killed (am kill while POST /receipts (request 9) was held)');
+      expect(findings).to.include('run 5 was killed (am force-stop while POST /receipts (request 18) was held)');
     });
 
     it('lists every anomaly with kind, item, runs and detail; every link lands on an id of the page', () => {
@@ -388,6 +390,8 @@ describe('report.html', () => {
       // The tolerated duplicates of the correct app are listed, not alarmed about.
       expect(html).to.include('duplicated (tolerated)');
       expect(html).to.include('class="mk post a-tolerated"');
+      // The reading of the notify-then-record window: posted by the killed run, posted again after it.
+      expect(html).to.include('<b>Reading:</b> Posted in run 3, which was killed before its row was stored; run 4 posted it again: the notify-then-record window (tolerated: within allowedDuplicates).');
     });
   });
 

@@ -74,6 +74,15 @@ describe('VirtualFs', () => {
     expect([st.uid, st.gid, st.mode & 0o777]).to.deep.equal([APP, APP, 0o600]);
   });
 
+  it('gives files an app model writes on the host the app\'s owner and private modes', async () => {
+    const { writeFile, mkdir } = await import('node:fs/promises');
+    await mkdir(fs.hostPath('/data/data/com.example.feednotifier/databases'));
+    await writeFile(fs.hostPath('/data/data/com.example.feednotifier/databases/feed.db'), 'sqlite');
+    const db = await fs.stat('/data/data/com.example.feednotifier/databases/feed.db', APP);
+    expect([db.uid, db.gid, db.mode & 0o777]).to.deep.equal([APP, APP, 0o660]);
+    expect((await fs.stat('/data/data/com.example.feednotifier/databases', APP)).mode & 0o777).to.equal(0o771);
+  });
+
   it('lets shell search /data but not list it', async () => {
     expect((await fs.stat('/data/local/tmp', SHELL)).uid).to.equal(SHELL);
     expect(await errnoOf(fs.readdir('/data', SHELL))).to.equal('EACCES/13: Permission denied');

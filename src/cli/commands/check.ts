@@ -59,7 +59,11 @@ export async function checkHistoryFile(historyPath: string, opts: CheckCommandOp
       const fromHistory = event.type === 'config' ? event : undefined;
       const windowMs = opts.window ?? fromHistory?.windowMs;
       if (windowMs === undefined) throw noWindow();
-      options = { windowMs, allowedDuplicates: opts.allowedDuplicates ?? fromHistory?.allowedDuplicates ?? 0 };
+      options = {
+        windowMs,
+        allowedDuplicates: opts.allowedDuplicates ?? fromHistory?.allowedDuplicates ?? 0,
+        ...(fromHistory?.checkOrder === false ? { checkOrder: false } : {}),
+      };
       scenario = fromHistory?.scenario;
       checker = createChecker(options);
     }

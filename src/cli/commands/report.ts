@@ -10,6 +10,7 @@ import { UsageError, isDedupVerifyError } from '../../errors.js';
 import { HTML_REPORT_FILE, writeHtmlReport } from '../../report/html.js';
 import { REPORT_FILE, readJsonReport } from '../../report/json.js';
 import { writeJunit } from '../../report/junit.js';
+import type { RunReport } from '../../report/types.js';
 import type { CliIo } from '../main.js';
 
 export const JUNIT_FILE = 'junit.xml';
@@ -28,7 +29,7 @@ export async function runReport(dir: string, io: CliIo): Promise<number> {
   if (!exists) {
     throw new UsageError(`No ${REPORT_FILE} in ${root}. Pass a directory written by \`dedup-verify run --out DIR\`, or download the run's ${REPORT_FILE} and history.jsonl into it.`);
   }
-  let report;
+  let report: RunReport;
   try {
     report = await readJsonReport(reportPath);
   } catch (e) {

@@ -152,7 +152,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
 interface DeviceRun {
   readonly scenarios: ScenarioReport[];
   readonly device: DeviceReport;
-  readonly history: { scenario: string; device: string; allowedDuplicates: number; events: readonly HistoryEvent[] }[];
+  readonly history: { scenario: string; device: string; allowedDuplicates: number; checkOrder: boolean; events: readonly HistoryEvent[] }[];
 }
 
 async function runOnDevice(
@@ -188,7 +188,7 @@ async function runOnDevice(
         if (ctx.signal.aborted) break;
         const outcome = await session.runScenario(scenario, ctx.options.repeat > 1 ? repeat : 1);
         scenarios.push(outcome.report);
-        history.push({ scenario: scenario.name, device: serial, allowedDuplicates: outcome.allowedDuplicates, events: outcome.events });
+        history.push({ scenario: scenario.name, device: serial, allowedDuplicates: outcome.allowedDuplicates, checkOrder: outcome.checkOrder, events: outcome.events });
         ctx.progress(`${serial} ${scenario.name}${ctx.options.repeat > 1 ? `#${repeat}` : ''}: ${outcome.report.verdict.toUpperCase()}`);
       }
     }
@@ -228,7 +228,16 @@ async function runOnDevice(
 async function writeHistory(path: string, parts: DeviceRun['history'], config: Config): Promise<void> {
   const lines: string[] = [];
   for (const part of parts) {
-    lines.push(JSON.stringify({ type: 'config', windowMs: config.windowMs, allowedDuplicates: part.allowedDuplicates, device: part.device, scenario: part.scenario }));
+    lines.push(
+      JSON.stringify({
+        type: 'config',
+        windowMs: config.windowMs,
+        allowedDuplicates: part.allowedDuplicates,
+        ...(part.checkOrder ? {} : { checkOrder: false }),
+        device: part.device,
+        scenario: part.scenario,
+      }),
+    );
     for (const e of part.events) lines.push(JSON.stringify(e));
   }
   await writeFile(path, lines.length > 0 ? `${lines.join('\n')}\n` : '');

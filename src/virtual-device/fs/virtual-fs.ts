@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Uid } from '../types.js';
 import { FsError, fromHostError, isFsError } from './fs-error.js';
-import { primaryGid, supplementaryGroups } from './android-ids.js';
+import { isAppUid, primaryGid, supplementaryGroups } from './android-ids.js';
 import { dirnameOf, resolveAndroidPath, splitPath, joinPath } from './android-path.js';
 import { S_IFMT, S_IFCHR, S_IFDIR, S_IFLNK, S_IFREG, S_IFIFO, S_IFSOCK, S_ISGID, S_ISVTX } from './file-mode.js';
 import { ANDROID_LAYOUT, type LayoutEntry } from './layout.js';
@@ -557,7 +557,11 @@ export class VirtualFs {
     if (path === '/') return { uid: 0, gid: 0, perm: 0o755 };
     const parent = path.slice(0, path.lastIndexOf('/')) || '/';
     const parentMeta = this.meta.get(parent) ?? this.inheritedMeta(parent);
-    return { uid: parentMeta.uid, gid: parentMeta.gid, perm: st.isSymbolicLink() ? 0o777 : hostPerm };
+    if (st.isSymbolicLink()) return { uid: parentMeta.uid, gid: parentMeta.gid, perm: 0o777 };
+    // Files an app model wrote straight to the host: the app's own files are 0660 and its
+    // directories 0771 (ContextImpl.setFilePermissionsFromMode(MODE_PRIVATE), getDir()).
+    if (isAppUid(parentMeta.uid)) return { uid: parentMeta.uid, gid: parentMeta.gid, perm: st.isDirectory() ? 0o771 : 0o660 };
+    return { uid: parentMeta.uid, gid: parentMeta.gid, perm: hostPerm };
   }
 
   private inheritedMeta(path: string): Meta {

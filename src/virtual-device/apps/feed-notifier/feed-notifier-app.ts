@@ -91,7 +91,7 @@ class FeedNotifierProcess implements AppInstance, FeedRuntime {
     this.database();
     const request = { workerClassName: FEED_POLL_WORKER, intervalMs: INTERVAL_MS, flexMs: INTERVAL_MS };
     if (this.bugs.has('duplicate-schedule')) this.workManager.enqueue(request);
-    else this.workManager.enqueueUniquePeriodicWork('feed-poll', 'KEEP', request);
+    else this.workManager.enqueueUniquePeriodicWork(UNIQUE_WORK_NAME, 'KEEP', request);
     return Promise.resolve();
   }
 
