@@ -2,7 +2,7 @@
  * The Android shell binaries of the model through the real adb binary: pm, am, run-as, settings,
  * sqlite3 (present, and absent on a `noSqlite3` device), dumpsys, cmd, and the WorkManager
  * diagnostics broadcast. Each expectation is the text Android prints (sources cited in the
- * command implementations under src/virtual-device/android/commands/).
+ * command implementations under src/virtual-device/system/commands/).
  */
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

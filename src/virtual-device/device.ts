@@ -13,7 +13,7 @@ import { CommandTable } from './shell/command-table.js';
 import { registerToyboxCommands } from './shell/commands/index.js';
 import { log } from './shell/commands/log.js';
 import { apiProfile, type ApiLevel } from './profiles.js';
-import { installAndroidModel } from './android/index.js';
+import { installAndroidModel } from './system/index.js';
 
 export interface VirtualDeviceOptions {
   /** API level profile: 30, 33 or 34 (default 34). */

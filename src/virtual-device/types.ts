@@ -7,7 +7,7 @@
  *   fs/        the per-device filesystem (a real temp directory + Android ownership and modes)
  *   logcat/    log buffers (main, system, crash, events) and logcat's output formats
  *   net/       the device's loopback network: device-local listeners and adb reverse rules
- *   android/   system services (pm, am, cmd jobscheduler, notification, settings, alarm, ...)
+ *   system/    system services (pm, am, cmd jobscheduler, notification, settings, alarm, ...)
  *   apps/      installed apps (the reference feed notifier)
  */
 import type { Duplex } from 'node:stream';

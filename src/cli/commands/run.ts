@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ConfigError, UsageError, describeError } from '../../errors.js';
@@ -16,6 +16,7 @@ import { SCENARIOS } from '../../scenarios/index.js';
 import { parseShard, selectScenarios } from '../../scenario/select.js';
 import type { Scenario } from '../../scenario/types.js';
 import type { HistoryEvent } from '../../history/events.js';
+import type { ReproStep } from '../../scenario/actions.js';
 import type { DeviceReport, RunReport, ScenarioReport } from '../../report/types.js';
 import { aggregateScenarios, mergeScenarioVerdicts } from '../../report/merge.js';
 import { exitCodeFor, mergeVerdicts } from '../../checker/verdict.js';
@@ -137,6 +138,17 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
       await writeJsonReport(join(out, 'report.json'), report);
       await writeJunit(join(out, 'junit.xml'), report);
       await writeHistory(join(out, 'history.jsonl'), perDevice.flatMap((d) => d.history), config);
+      const { writeHtmlReport } = await import('../../report/html.js');
+      await writeHtmlReport(out, report, { onWarning: (t) => progress(`warning: ${t}`) });
+      const failing = perDevice.flatMap((d) => d.history).filter((h) => h.verdict !== 'pass' && h.verdict !== 'skipped' && h.repro.length > 0);
+      if (failing.length > 0) {
+        const { writeReproScripts } = await import('../../report/repro.js');
+        const scripts = await writeReproScripts(
+          out,
+          failing.map((h) => ({ scenario: h.scenario, device: h.device, pkg: config.app.package, feedDevicePort: config.feed.devicePort, steps: h.repro, anomalies: h.anomalies })),
+        );
+        progress(`repro scripts: ${scripts.map((p) => relative(out, p)).join(', ')}`);
+      }
     }
     if (o.json) io.stdout(renderJsonReport(report));
     else io.stdout(renderConsoleReport(report));
@@ -152,7 +164,16 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
 interface DeviceRun {
   readonly scenarios: ScenarioReport[];
   readonly device: DeviceReport;
-  readonly history: { scenario: string; device: string; allowedDuplicates: number; checkOrder: boolean; events: readonly HistoryEvent[] }[];
+  readonly history: {
+    scenario: string;
+    device: string;
+    allowedDuplicates: number;
+    checkOrder: boolean;
+    events: readonly HistoryEvent[];
+    verdict: ScenarioReport['verdict'];
+    anomalies: ScenarioReport['anomalies'];
+    repro: readonly ReproStep[];
+  }[];
 }
 
 async function runOnDevice(
@@ -188,7 +209,16 @@ async function runOnDevice(
         if (ctx.signal.aborted) break;
         const outcome = await session.runScenario(scenario, ctx.options.repeat > 1 ? repeat : 1);
         scenarios.push(outcome.report);
-        history.push({ scenario: scenario.name, device: serial, allowedDuplicates: outcome.allowedDuplicates, checkOrder: outcome.checkOrder, events: outcome.events });
+        history.push({
+          scenario: scenario.name,
+          device: serial,
+          allowedDuplicates: outcome.allowedDuplicates,
+          checkOrder: outcome.checkOrder,
+          events: outcome.events,
+          verdict: outcome.report.verdict,
+          anomalies: outcome.report.anomalies,
+          repro: outcome.repro,
+        });
         ctx.progress(`${serial} ${scenario.name}${ctx.options.repeat > 1 ? `#${repeat}` : ''}: ${outcome.report.verdict.toUpperCase()}`);
       }
     }

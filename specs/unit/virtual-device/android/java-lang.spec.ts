@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatDuration, formatUid, hex08, IdentityHashes, integerToHexString, javaStringHashCode } from '../../../../src/virtual-device/android/java-lang.js';
+import { formatDuration, formatUid, hex08, IdentityHashes, integerToHexString, javaStringHashCode } from '../../../../src/virtual-device/system/java-lang.js';
 
 describe('android/java-lang', () => {
   it('String.hashCode matches Java for ASCII, empty, overflow and UTF-16 input', () => {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { JobInfoSpec, JobParameters } from '../../../../src/virtual-device/android/app-framework.js';
-import { CMD_ERR_NO_JOB, CMD_ERR_NO_PACKAGE, JobSchedulerService, type JobStatus } from '../../../../src/virtual-device/android/job-scheduler.js';
-import type { SystemLog } from '../../../../src/virtual-device/android/system-log.js';
+import type { JobInfoSpec, JobParameters } from '../../../../src/virtual-device/system/app-framework.js';
+import { CMD_ERR_NO_JOB, CMD_ERR_NO_PACKAGE, JobSchedulerService, type JobStatus } from '../../../../src/virtual-device/system/job-scheduler.js';
+import type { SystemLog } from '../../../../src/virtual-device/system/system-log.js';
 
 const captured = readFileSync(fileURLToPath(new URL('./captured/dumpsys-jobscheduler-job-lines.txt', import.meta.url)), 'utf8')
   .split('\n')

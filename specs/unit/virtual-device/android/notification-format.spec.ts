@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { NotificationManagerService, type NotificationManagerDeps } from '../../../../src/virtual-device/android/notification-manager.js';
-import { notificationToString } from '../../../../src/virtual-device/android/notification-record.js';
-import type { EventArg, SystemLog } from '../../../../src/virtual-device/android/system-log.js';
+import { NotificationManagerService, type NotificationManagerDeps } from '../../../../src/virtual-device/system/notification-manager.js';
+import { notificationToString } from '../../../../src/virtual-device/system/notification-record.js';
+import type { EventArg, SystemLog } from '../../../../src/virtual-device/system/system-log.js';
 import { buildNotification } from '../../../../src/virtual-device/apps/feed-notifier/feed-poll-worker.js';
 
 const captured = (name: string): string[] =>

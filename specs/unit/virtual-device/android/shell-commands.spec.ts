@@ -1,15 +1,15 @@
 import { expect } from 'chai';
-import type { AndroidSystem } from '../../../../src/virtual-device/android/android-system.js';
-import type { JobInfoSpec } from '../../../../src/virtual-device/android/app-framework.js';
-import { jobschedulerHandler } from '../../../../src/virtual-device/android/commands/jobscheduler-cmd.js';
-import { alarmHandler } from '../../../../src/virtual-device/android/commands/alarm-cmd.js';
-import { settingsHandler } from '../../../../src/virtual-device/android/commands/settings.js';
-import { runShellCommand, ShellArgs, type ShellCommandHandler } from '../../../../src/virtual-device/android/commands/shell-command.js';
-import { formatReal, splitStatements } from '../../../../src/virtual-device/android/commands/sqlite3.js';
-import { IntentFlag, intentToString, parseComponentName } from '../../../../src/virtual-device/android/intent.js';
-import { JobSchedulerService } from '../../../../src/virtual-device/android/job-scheduler.js';
-import { SettingsProvider } from '../../../../src/virtual-device/android/settings-provider.js';
-import type { SystemLog } from '../../../../src/virtual-device/android/system-log.js';
+import type { AndroidSystem } from '../../../../src/virtual-device/system/android-system.js';
+import type { JobInfoSpec } from '../../../../src/virtual-device/system/app-framework.js';
+import { jobschedulerHandler } from '../../../../src/virtual-device/system/commands/jobscheduler-cmd.js';
+import { alarmHandler } from '../../../../src/virtual-device/system/commands/alarm-cmd.js';
+import { settingsHandler } from '../../../../src/virtual-device/system/commands/settings.js';
+import { runShellCommand, ShellArgs, type ShellCommandHandler } from '../../../../src/virtual-device/system/commands/shell-command.js';
+import { formatReal, splitStatements } from '../../../../src/virtual-device/system/commands/sqlite3.js';
+import { IntentFlag, intentToString, parseComponentName } from '../../../../src/virtual-device/system/intent.js';
+import { JobSchedulerService } from '../../../../src/virtual-device/system/job-scheduler.js';
+import { SettingsProvider } from '../../../../src/virtual-device/system/settings-provider.js';
+import type { SystemLog } from '../../../../src/virtual-device/system/system-log.js';
 import type { CommandContext } from '../../../../src/virtual-device/types.js';
 
 async function run(handler: ShellCommandHandler, args: string[]): Promise<{ out: string; err: string; code: number }> {

@@ -6,9 +6,9 @@
  * The process's open databases close when it dies; a new process reopens `feed.db` (so a copy
  * the harness pushed while the app was stopped is the one used).
  */
-import type { AppContext, AppDefinition, AppInstance, AppManifest, JobParameters, ReceiverResult } from '../../android/app-framework.js';
-import { Importance } from '../../android/app-framework.js';
-import type { Intent } from '../../android/intent.js';
+import type { AppContext, AppDefinition, AppInstance, AppManifest, JobParameters, ReceiverResult } from '../../system/app-framework.js';
+import { Importance } from '../../system/app-framework.js';
+import type { Intent } from '../../system/intent.js';
 import { DIAGNOSTICS_RECEIVER, REQUEST_DIAGNOSTICS_ACTION, SYSTEM_JOB_SERVICE, WorkManager } from '../work-manager/work-manager.js';
 import { Bugs } from './bugs.js';
 import { FeedDatabase } from './feed-database.js';

@@ -7,9 +7,9 @@
  * one place per bug switch.
  */
 import { randomUUID } from 'node:crypto';
-import { javaStringHashCode } from '../../android/java-lang.js';
-import { isProcessDeath } from '../../android/app-process.js';
-import { NotificationFlag, type AppContext, type NotificationSpec } from '../../android/app-framework.js';
+import { javaStringHashCode } from '../../system/java-lang.js';
+import { isProcessDeath } from '../../system/app-process.js';
+import { NotificationFlag, type AppContext, type NotificationSpec } from '../../system/app-framework.js';
 import { LogPriority } from '../../types.js';
 import { Result, type ListenableWorker, type WorkerResult } from '../work-manager/worker.js';
 import type { Bugs } from './bugs.js';

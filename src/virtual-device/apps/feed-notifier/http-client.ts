@@ -7,8 +7,8 @@
  */
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { AppContext } from '../../android/app-framework.js';
-import { isProcessDeath } from '../../android/app-process.js';
+import type { AppContext } from '../../system/app-framework.js';
+import { isProcessDeath } from '../../system/app-process.js';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const READ_TIMEOUT_MS = 10_000;

@@ -4,7 +4,7 @@
  * `<?xml version='1.0' encoding='utf-8' standalone='yes' ?>`, a `<map>` with one element per
  * entry indented by four spaces, e.g. `<long name="k" value="1" />`.
  */
-import type { AppFiles } from '../../android/app-framework.js';
+import type { AppFiles } from '../../system/app-framework.js';
 
 function escapeXml(s: string): string {
   return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');

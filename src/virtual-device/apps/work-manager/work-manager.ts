@@ -20,9 +20,9 @@
  * - diagnostics/DiagnosticsReceiver.java, workers/DiagnosticsWorker.kt @29cc3e18
  */
 import { randomUUID } from 'node:crypto';
-import type { AppContext, AppJobScheduler, JobInfoSpec, JobParameters } from '../../android/app-framework.js';
-import { ExitReason, JobBackoffPolicy } from '../../android/app-framework.js';
-import { isProcessDeath } from '../../android/app-process.js';
+import type { AppContext, AppJobScheduler, JobInfoSpec, JobParameters } from '../../system/app-framework.js';
+import { ExitReason, JobBackoffPolicy } from '../../system/app-framework.js';
+import { isProcessDeath } from '../../system/app-process.js';
 import { WORK_DATABASE_NAME, WorkDatabase } from './work-database.js';
 import {
   BackoffPolicy,

@@ -7,7 +7,7 @@
  * A process death while the worker runs aborts everything at the next await (ProcessDeath), so
  * the row stays RUNNING until ForceStopRunnable.cleanUp() in the next process, as on a device.
  */
-import { isProcessDeath, type AppProcess } from '../../android/app-process.js';
+import { isProcessDeath, type AppProcess } from '../../system/app-process.js';
 import type { WorkDatabase } from './work-database.js';
 import { calculateNextRunTime, isBackedOff, isPeriodic, STOP_REASON_NOT_STOPPED, STOP_REASON_UNKNOWN, SCHEDULE_NOT_REQUESTED_YET, WorkState, isFinished, type WorkSpec } from './work-spec.js';
 import { WorkLogger, type WorkerFactory, type WorkerResult } from './worker.js';

@@ -2,7 +2,7 @@
  * The worker API the app implements (androidx.work.ListenableWorker / CoroutineWorker) and the
  * WorkManager logger (androidx work/work-runtime/src/main/java/androidx/work/Logger.kt).
  */
-import type { AppContext } from '../../android/app-framework.js';
+import type { AppContext } from '../../system/app-framework.js';
 import { LogPriority } from '../../types.js';
 
 /** ListenableWorker.Result. */

@@ -9,7 +9,7 @@
  *   android-facts.md §2.2. Prefix rules: the record header at `prefix`, fields at prefix+"  ",
  *   the notification body at (prefix+"  ")*2, extras entries 4 more, closing `}` at the body.
  * - A12/13 layout (no `vis=` body line, no mProposedImportance / mSensitiveContent /
- *   mUserVisOverride): the captured dump in specs/unit/virtual-device/android/captured/
+ *   mUserVisOverride): the captured dump in specs/unit/virtual-device/system/captured/
  *   dumpsys-notification-api33.txt (index id 31367599669).
  * - Notification.toString (android-facts.md §1.2), StatusBarNotification key/groupKey
  *   (`user|pkg|id|tag|uid`; the key when there is no group or sort key).
