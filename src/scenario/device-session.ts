@@ -18,7 +18,7 @@ import { emptyCounts } from '../checker/types.js';
 import { assertRunAs } from '../android/app-data.js';
 import { isPackageInstalled } from '../android/packages.js';
 import { getSdkLevel } from '../android/properties.js';
-import { readDeviceTimeMs, setAutoTime } from '../android/clock.js';
+import { setAutoTime } from '../android/clock.js';
 import { forceStop, sendBroadcast } from '../android/activity.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
@@ -87,7 +87,7 @@ export class DeviceSession {
         ...(options.journalPath !== undefined ? { journalPath: options.journalPath } : {}),
       });
       await device.reverse(config.feed.devicePort, server.port);
-      observer = await LogObserver.start(device, await readDeviceTimeMs(device));
+      observer = await LogObserver.start(device, config.timeouts.commandMs);
       return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal);
     } catch (e) {
       await observer?.stop().catch(() => undefined);

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AndroidDevice, StreamHandle } from '../device/android-device.js';
 import { TimeoutError } from '../errors.js';
-import { formatLogcatSince, parseLogLine, type LogLine } from '../android/parsers/logcat.js';
+import { parseLogLine, type LogLine } from '../android/parsers/logcat.js';
 
 export interface ObservedLine extends LogLine {
   readonly seq: number;
@@ -26,15 +26,21 @@ export class LogObserver {
 
   private constructor(private readonly device: AndroidDevice) {}
 
-  /** Starts `logcat -v epoch -b main -b system -b events -T <device now>`. */
-  static async start(device: AndroidDevice, deviceNowMs: number): Promise<LogObserver> {
+  /**
+   * Starts `logcat -v epoch -b main -b system -b events -T 1`, writes a start marker and keeps
+   * only what comes after it. Not `-T <time>`: after an earlier run moved the clock forward and
+   * back, old entries carry future timestamps and logd would replay them all.
+   */
+  static async start(device: AndroidDevice, timeoutMs: number): Promise<LogObserver> {
     const observer = new LogObserver(device);
-    const command = ['logcat', '-v', 'epoch', '-b', 'main', '-b', 'system', '-b', 'events', '-T', formatLogcatSince(deviceNowMs)];
+    const command = ['logcat', '-v', 'epoch', '-b', 'main', '-b', 'system', '-b', 'events', '-T', '1'];
     observer.handle = await device.streamShell(command, { onLine: (line) => observer.accept(line) });
     void observer.handle.done.then(() => {
       observer.ended = true;
       observer.wake();
     });
+    await observer.sync(timeoutMs);
+    observer.lines.length = 0;
     return observer;
   }
 
