@@ -41,6 +41,8 @@ export interface ScenarioOutcome {
   readonly events: readonly HistoryEvent[];
   readonly allowedDuplicates: number;
   readonly checkOrder: boolean;
+  /** Set when the harness itself failed (device gone, adb hang, timeout): retryable, not a finding. */
+  readonly infrastructureFailure?: string;
   /** What the harness did, for repro/<scenario>.sh. */
   readonly repro: readonly ReproStep[];
 }
@@ -153,7 +155,7 @@ export class DeviceSession {
       ...(errorText !== undefined ? { error: errorText } : {}),
       ...(h.notes.length > 0 ? { evidence: [...h.notes] } : {}),
     };
-    return { report, events: h.events, allowedDuplicates, checkOrder, repro: h.repro };
+    return { report, events: h.events, allowedDuplicates, checkOrder, repro: h.repro, ...(error !== undefined ? { infrastructureFailure: error } : {}) };
   }
 
   private skipped(scenario: Scenario, why: string, started: number): ScenarioOutcome {
@@ -172,6 +174,15 @@ export class DeviceSession {
       checkOrder: false,
       repro: [],
     };
+  }
+
+  /** True while the device still answers a shell command (after an infrastructure failure). */
+  async isAlive(): Promise<boolean> {
+    try {
+      return (await this.device.shell(['true'], { timeoutMs: 5_000 })).exitCode === 0;
+    } catch {
+      return false;
+    }
   }
 
   /** Puts the device back as it was found. Idempotent. */

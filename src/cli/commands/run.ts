@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { ConfigError, UsageError, describeError } from '../../errors.js';
+import { ConfigError, DedupVerifyError, ErrorCode, UsageError, describeError } from '../../errors.js';
 import { loadConfig } from '../../config/load-config.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
 import { SCENARIOS } from '../../scenarios/index.js';
@@ -20,6 +20,7 @@ import type { ReproStep } from '../../scenario/actions.js';
 import type { DeviceReport, RunReport, ScenarioReport } from '../../report/types.js';
 import { aggregateScenarios, mergeScenarioVerdicts } from '../../report/merge.js';
 import { exitCodeFor, mergeVerdicts } from '../../checker/verdict.js';
+import { emptyCounts } from '../../checker/types.js';
 import { renderConsoleReport } from '../../report/console.js';
 import { renderJsonReport, writeJsonReport } from '../../report/json.js';
 import { writeJunit } from '../../report/junit.js';
@@ -117,10 +118,25 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
   let devices: ResolvedDevices | undefined;
   try {
     devices = await resolver.resolve();
+    const queue = new WorkQueue(scenarios, o.repeat, devices.serials);
     const perDevice = await Promise.all(
-      devices.serials.map((serial) => runOnDevice(serial, { config, scenarios, options: o, devices: devices!, progress, out, signal: stop.signal })),
+      devices.serials.map((serial) => runOnDevice(serial, queue, { config, options: o, devices: devices!, progress, out, signal: stop.signal })),
     );
-    const scenarioReports = perDevice.flatMap((d) => d.scenarios);
+    const notRun: ScenarioReport[] = [];
+    for (const item of [...perDevice.flatMap((d) => d.dropped), ...queue.drain()]) {
+      notRun.push({
+        name: item.scenario.name,
+        device: '',
+        verdict: 'unknown',
+        durationMs: 0,
+        counts: emptyCounts(),
+        anomalies: [],
+        error: stop.signal.aborted ? 'not run: interrupted' : `not run: its device${item.assignedTo ? ` ${item.assignedTo}` : ''} failed and no retry was left (--infra-retries ${o.infraRetries})`,
+        ...(o.repeat > 1 ? { repeat: item.repeat } : {}),
+      });
+    }
+    if (notRun.length > 0) progress(`${notRun.length} trial(s) not run`);
+    const scenarioReports = [...perDevice.flatMap((d) => d.scenarios), ...notRun];
     const deviceReports = perDevice.map((d) => d.device);
     const verdict = mergeVerdicts([mergeScenarioVerdicts(scenarioReports.map((s) => s.verdict)), ...deviceReports.map((d) => (d.tainted ? 'unknown' : 'pass' as const))]);
     const report: RunReport = {
@@ -163,6 +179,8 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
 
 interface DeviceRun {
   readonly scenarios: ScenarioReport[];
+  /** Trials of this device that could not run anywhere (it died; no retry left). */
+  readonly dropped: readonly { scenario: Scenario; repeat: number; assignedTo: string | undefined }[];
   readonly device: DeviceReport;
   readonly history: {
     scenario: string;
@@ -176,11 +194,70 @@ interface DeviceRun {
   }[];
 }
 
+/** One trial of one scenario, waiting for a device. */
+interface WorkItem {
+  readonly scenario: Scenario;
+  /** 1-based repeat index (1 without --repeat). */
+  readonly repeat: number;
+  /** The device this trial is for; undefined: any device. */
+  assignedTo: string | undefined;
+  /** Infrastructure attempts so far. */
+  attempts: number;
+  /** Devices it failed on for infrastructure reasons (tried elsewhere first). */
+  readonly failedOn: Set<string>;
+}
+
+/**
+ * The trials of a run. Without --repeat every device runs every scenario (one testcase per
+ * scenario × device). With --repeat K each scenario runs K times in all, spread over the devices:
+ * a device takes the next trial when it is free. A trial whose harness failed (device gone, adb
+ * hang) goes back to the queue up to --infra-retries times, for another device when there is
+ * one; so do the trials of a device that died. A finding is never retried.
+ */
+class WorkQueue {
+  private readonly items: WorkItem[] = [];
+  constructor(scenarios: readonly Scenario[], repeat: number, serials: readonly string[]) {
+    const owners: (string | undefined)[] = repeat > 1 ? [undefined] : [...serials];
+    for (let r = 1; r <= repeat; r++) {
+      for (const scenario of scenarios) {
+        for (const owner of owners) this.items.push({ scenario, repeat: r, assignedTo: owner, attempts: 0, failedOn: new Set() });
+      }
+    }
+  }
+  /** The next trial for `serial`: its own or a free one it has not failed on; else a free one it failed on. */
+  take(serial: string): WorkItem | undefined {
+    const mine = (w: WorkItem): boolean => w.assignedTo === serial || w.assignedTo === undefined;
+    let i = this.items.findIndex((w) => mine(w) && !w.failedOn.has(serial));
+    if (i < 0) i = this.items.findIndex((w) => mine(w));
+    return i < 0 ? undefined : this.items.splice(i, 1)[0];
+  }
+  /** Puts a failed trial back for any device. */
+  requeue(item: WorkItem): void {
+    item.assignedTo = undefined;
+    this.items.unshift(item);
+  }
+  /** A device is gone: its trials go to the others (counted as an attempt), or are dropped. */
+  release(serial: string, retries: number): WorkItem[] {
+    const dropped: WorkItem[] = [];
+    for (const w of this.items.filter((x) => x.assignedTo === serial)) {
+      w.attempts += 1;
+      w.failedOn.add(serial);
+      if (w.attempts <= retries) w.assignedTo = undefined;
+      else dropped.push(...this.items.splice(this.items.indexOf(w), 1));
+    }
+    return dropped;
+  }
+  /** Everything still queued (after every device stopped: not run). */
+  drain(): WorkItem[] {
+    return this.items.splice(0);
+  }
+}
+
 async function runOnDevice(
   serial: string,
+  queue: WorkQueue,
   ctx: {
     config: Config;
-    scenarios: readonly Scenario[];
     options: RunOptions;
     devices: ResolvedDevices;
     progress: (text: string) => void;
@@ -189,11 +266,13 @@ async function runOnDevice(
   },
 ): Promise<DeviceRun> {
   const { DeviceSession } = await import('../../scenario/device-session.js');
-  const device = await ctx.devices.open(serial);
   const scenarios: ScenarioReport[] = [];
   const history: DeviceRun['history'] = [];
   let session: Awaited<ReturnType<typeof DeviceSession.open>> | undefined;
+  let device: Awaited<ReturnType<ResolvedDevices['open']>> | undefined;
+  const label = (item: WorkItem): string => `${item.scenario.name}${ctx.options.repeat > 1 ? `#${item.repeat}` : ''}`;
   try {
+    device = await ctx.devices.open(serial);
     const evidenceDir = ctx.out === undefined ? undefined : join(ctx.out, 'evidence', serial.replace(/[^A-Za-z0-9._-]/g, '_'));
     if (evidenceDir !== undefined) await mkdir(evidenceDir, { recursive: true });
     session = await DeviceSession.open({
@@ -204,13 +283,17 @@ async function runOnDevice(
       signal: ctx.signal,
       ...(evidenceDir !== undefined ? { journalPath: join(evidenceDir, 'server-journal.jsonl') } : {}),
     });
-    for (let repeat = 1; repeat <= ctx.options.repeat; repeat++) {
-      for (const scenario of ctx.scenarios) {
-        if (ctx.signal.aborted) break;
-        const outcome = await session.runScenario(scenario, ctx.options.repeat > 1 ? repeat : 1);
-        scenarios.push(outcome.report);
+    for (let item = queue.take(serial); item !== undefined && !ctx.signal.aborted; item = queue.take(serial)) {
+      const outcome = await session.runScenario(item.scenario, ctx.options.repeat > 1 ? item.repeat : 1);
+      item.attempts += 1;
+      if (outcome.infrastructureFailure !== undefined && item.attempts <= ctx.options.infraRetries) {
+        item.failedOn.add(serial);
+        queue.requeue(item);
+        ctx.progress(`${serial} ${label(item)}: infrastructure failure (${outcome.infrastructureFailure}); retrying (${item.attempts}/${ctx.options.infraRetries})`);
+      } else {
+        scenarios.push({ ...outcome.report, ...(item.attempts > 1 ? { attempts: item.attempts } : {}) });
         history.push({
-          scenario: scenario.name,
+          scenario: item.scenario.name,
           device: serial,
           allowedDuplicates: outcome.allowedDuplicates,
           checkOrder: outcome.checkOrder,
@@ -219,7 +302,10 @@ async function runOnDevice(
           anomalies: outcome.report.anomalies,
           repro: outcome.repro,
         });
-        ctx.progress(`${serial} ${scenario.name}${ctx.options.repeat > 1 ? `#${repeat}` : ''}: ${outcome.report.verdict.toUpperCase()}`);
+        ctx.progress(`${serial} ${label(item)}: ${outcome.report.verdict.toUpperCase()}`);
+      }
+      if (outcome.infrastructureFailure !== undefined && !(await session.isAlive())) {
+        throw new DedupVerifyError(ErrorCode.DeviceGone, `${serial} stopped answering during ${label(item)}: ${outcome.infrastructureFailure}`);
       }
     }
     const restored = await session.close();
@@ -227,6 +313,7 @@ async function runOnDevice(
     return {
       scenarios,
       history,
+      dropped: [],
       device: {
         serial,
         verdict: mergeScenarioVerdicts(scenarios.map((s) => s.verdict)),
@@ -236,9 +323,12 @@ async function runOnDevice(
     };
   } catch (e) {
     const restored = session ? await session.close().catch((err: unknown) => ({ problems: [describeError(err)] })) : { problems: [] };
+    const dropped = queue.release(serial, ctx.options.infraRetries);
+    ctx.progress(`${serial}: ${describeError(e)}${ctx.options.infraRetries > 0 ? '; its remaining trials go to the other devices' : ''}`);
     return {
       scenarios,
       history,
+      dropped,
       device: {
         serial,
         verdict: 'unknown',
@@ -247,7 +337,7 @@ async function runOnDevice(
       },
     };
   } finally {
-    await device.close().catch(() => undefined);
+    await device?.close().catch(() => undefined);
   }
 }
 
