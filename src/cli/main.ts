@@ -22,6 +22,50 @@ const defaultIo: CliIo = {
   stderr: (t) => process.stderr.write(t),
 };
 
+/**
+ * Scenario names for `run --help` (DESIGN.md §6). Listed here rather than imported so that
+ * `--help` loads no scenario code; specs/unit/cli/help.spec.ts keeps it equal to SCENARIO_NAMES.
+ */
+export const HELP_SCENARIO_NAMES = [
+  'back-to-back',
+  'db-is-truth',
+  'missed-run',
+  'window-vs-interval',
+  'malformed-entries',
+  'first-install',
+  'oldest-first',
+  'kill-mid-run',
+  'title-edit',
+  'cold-process',
+  'retry-classification',
+  'idempotency-key',
+  'unique-work',
+  'process-death-replay',
+  'durable-identity',
+] as const;
+
+/**
+ * The reference app's bug switches for `--help` (docs/reference-app.md); kept equal to the
+ * virtual device's BUG_NAMES by specs/unit/cli/help.spec.ts.
+ */
+export const HELP_BUG_NAMES = [
+  'no-db-check',
+  'dedup-elsewhere',
+  'memory-only-dedup',
+  'no-window',
+  'newest-first',
+  'date-defaults-to-now',
+  'key-on-title',
+  'record-before-notify',
+  'window-equals-interval',
+  'empty-link-kept',
+  'retry-on-401',
+  'new-key-per-attempt',
+  'duplicate-schedule',
+  'channel-in-activity',
+  'no-unique-index',
+] as const;
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -33,149 +77,219 @@ function intArg(name: string) {
   };
 }
 
+/** The "Examples:" block every command's --help ends with. */
+function examples(...lines: readonly string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+}
+
+const EXIT_CODES = `
+Exit codes:
+  0  every property verified (check, lint: nothing found; doctor: every check ok)
+  1  a property was violated (lost, duplicated, unexpected or out-of-order items; lint findings)
+  2  could not decide: usage or config error, device or adb failure, refused run`;
+
+/**
+ * Commander prints a usage error and, separately, a hint; here both go on one line that names
+ * the help to read, so every usage error is exactly one line on stderr.
+ */
+function oneLineErrors(io: CliIo, commandPath: string): Parameters<Command['configureOutput']>[0] {
+  return {
+    writeOut: io.stdout,
+    writeErr: io.stderr,
+    outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')} (see \`${commandPath} --help\`)\n`),
+  };
+}
+
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('dedup-verify');
   program
     .description("Proves on an Android device that an app's periodic notifier misses nothing and repeats at most one item.")
-    .version(VERSION, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .exitOverride();
+    .version(VERSION, '-V, --version', 'print the version of dedup-verify')
+    .helpOption('-h, --help', 'show help (every command has its own: dedup-verify run --help)')
+    .configureOutput(oneLineErrors(io, 'dedup-verify'))
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `${EXIT_CODES}
+${examples(
+  '$ dedup-verify run --virtual                 # try it: the reference app on the embedded virtual device',
+  '$ dedup-verify doctor --device emulator-5554  # is this emulator and app ready?',
+  '$ dedup-verify init --device emulator-5554 --package com.example.app',
+  '$ dedup-verify run --device emulator-5554 --out out/',
+  '$ dedup-verify check out/history.jsonl',
+)}
 
-  program
-    .command('run')
-    .description('Run scenarios against a device (or the embedded virtual device) and report the verdict.')
-    .option('--config <file>', 'config file (default: dedup-verify.config.json; --virtual: the reference-app config)')
-    .option('--device <serial>', 'adb serial of a device to use (repeatable)', collect, [])
-    .option('--all-devices', 'use every device adb lists')
-    .option('--virtual', 'start an embedded virtual device running the reference app')
-    .option('--bug <name>', 'with --virtual: switch on a bug of the reference app (repeatable)', collect, [])
-    .option('--api <level>', 'with --virtual: API level profile (30, 33, 34)', intArg('--api'))
-    .option('--scenario <name>', 'run only this scenario (repeatable)', collect, [])
-    .option('--shard <i/n>', 'run the i-th of n deterministic slices of the scenarios')
-    .option('--repeat <n>', 'run every scenario n times', intArg('--repeat'), 1)
-    .option('--infra-retries <n>', 'retry infrastructure failures up to n times', intArg('--infra-retries'), 0)
+Environment:
+  ANDROID_ADB_SERVER_PORT  adb server port, as adb reads it (default 5037)
+  ADB                      the adb binary (else $ANDROID_HOME/platform-tools/adb, then PATH)
+  XDG_STATE_HOME           where interrupted runs leave state for \`restore\` (default ~/.local/state)
+  DEDUP_VERIFY_DEBUG=1     print the stack of an unexpected error`,
+    );
+  /** A subcommand with the shared settings: one-line usage errors naming its own --help. */
+  const command = (name: string): Command => program.command(name).configureOutput(oneLineErrors(io, `dedup-verify ${name}`));
+
+  command('run')
+    .description(
+      'Run scenarios against a device (or the embedded virtual device) and report the verdict. Without --scenario every scenario runs; the device is restored afterwards, also on Ctrl-C.',
+    )
+    .option('--config <file>', 'config file (default: ./dedup-verify.config.json; with --virtual: the reference-app config)')
+    .option('--device <serial>', 'adb serial of a device to use (repeatable; HOST:PORT is connected first)', collect)
+    .option('--all-devices', 'use every device `adb devices` lists as online, in parallel')
+    .option('--virtual', 'start an embedded virtual device running the reference app (no emulator needed)')
+    .option('--bug <name>', `with --virtual: switch on a bug of the reference app (repeatable): ${HELP_BUG_NAMES.join(', ')}`, collect)
+    .option('--api <level>', 'with --virtual: API level profile, 30, 33 or 34 (default 34)', intArg('--api'))
+    .option('--scenario <name>', `run only this scenario (repeatable): ${HELP_SCENARIO_NAMES.join(', ')}`, collect)
+    .option('--shard <i/n>', 'run the i-th of n deterministic slices of the scenarios (CI fan-out), e.g. 2/4')
+    .option('--repeat <n>', 'run every scenario n times (flakiness hunt)', intArg('--repeat'), 1)
+    .option('--infra-retries <n>', 'retry a scenario up to n times when the device or adb fails (never on a violated property)', intArg('--infra-retries'), 0)
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
     .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', intArg('--adb-port'))
-    .option('--out <dir>', 'write report.json, history.jsonl, junit.xml, report.html and evidence here')
-    .option('--json', 'print the report as JSON on stdout')
-    .addHelpText('after', `
-Examples:
-  $ dedup-verify run --virtual
-  $ dedup-verify run --virtual --bug no-db-check --scenario back-to-back --out out/
-  $ dedup-verify run --device emulator-5554 --config dedup-verify.config.json --out out/`)
+    .option('--out <dir>', 'write report.json, history.jsonl, junit.xml, report.html, repro scripts and evidence here')
+    .option('--json', 'print the report (report.json) on stdout instead of the summary')
+    .addHelpText(
+      'after',
+      examples(
+        '$ dedup-verify run --virtual',
+        '$ dedup-verify run --virtual --bug no-db-check --scenario back-to-back --out out/',
+        '$ dedup-verify run --device emulator-5554 --config dedup-verify.config.json --out out/',
+        '$ dedup-verify run --all-devices --shard 1/2 --json > report.json',
+      ) + `\n${EXIT_CODES}`,
+    )
     .action(async (opts: Record<string, unknown>) => {
       const { runRun } = await import('./commands/run.js');
       setExit(await runRun(opts, io));
     });
 
-  program
-    .command('check')
-    .description('Check a recorded history (JSON Lines) and print the verdict, counts and anomalies.')
-    .argument('<history>', 'history.jsonl file')
-    .option('--window <ms>', 'notification window in ms (overrides the history config line)', intArg('--window'))
-    .option('--allowed-duplicates <n>', 'duplicates tolerated per item (overrides the history config line)', intArg('--allowed-duplicates'))
+  command('check')
+    .description('Check a recorded history (JSON Lines, as run --out writes it) and print the verdict, counts and anomalies.')
+    .argument('<history>', 'history.jsonl file (written by run --out)')
+    .option('--window <ms>', "the app's notification window in ms (overrides the history's config line)", intArg('--window'))
+    .option('--allowed-duplicates <n>', "extra posts tolerated per item (overrides the history's config line)", intArg('--allowed-duplicates'))
     .option('--json', 'print { verdict, counts, anomalies } as JSON')
-    .addHelpText('after', `
-Examples:
-  $ dedup-verify check out/history.jsonl
-  $ dedup-verify check out/history.jsonl --window 172800000 --json`)
+    .addHelpText(
+      'after',
+      examples('$ dedup-verify check out/history.jsonl', '$ dedup-verify check out/history.jsonl --window 172800000 --json') + `\n${EXIT_CODES}`,
+    )
     .action(async (history: string, opts: Record<string, unknown>) => {
       const { runCheck } = await import('./commands/check.js');
       setExit(await runCheck(history, opts, io));
     });
 
-  program
-    .command('report')
-    .description('Re-render report.html (and junit.xml) from report.json and history.jsonl in DIR.')
+  command('report')
+    .description('Re-render report.html and junit.xml from the report.json and history.jsonl in DIR (e.g. artefacts from a device farm).')
     .argument('<dir>', 'a directory written by run --out')
-    .action(async (dir: string) => {
+    .option('--json', 'print { dir, html, junit, verdict, warnings } as JSON')
+    .addHelpText('after', examples('$ dedup-verify report out/', '$ dedup-verify report artefacts/run-42 --json'))
+    .action(async (dir: string, opts: Record<string, unknown>) => {
       const { runReport } = await import('./commands/report.js');
-      setExit(await runReport(dir, io));
+      setExit(await runReport(dir, io, opts));
     });
 
-  program
-    .command('lint')
-    .description("Static checks on the app's Kotlin/Java sources and Room schema JSON.")
+  command('lint')
+    .description("Static checks on the app's Kotlin/Java sources and Room schema JSON (no device needed).")
     .argument('<path...>', 'source files or directories')
-    .option('--json', 'print findings as JSON')
-    .addHelpText('after', `
-Examples:
-  $ dedup-verify lint app/src/main
-  $ dedup-verify lint app/src app/schemas --json`)
+    .option('--json', 'print { findings, filesScanned, unresolved } as JSON')
+    .addHelpText('after', examples('$ dedup-verify lint app/src/main', '$ dedup-verify lint app/src app/schemas --json') + `\n${EXIT_CODES}`)
     .action(async (paths: string[], opts: Record<string, unknown>) => {
       const { runLint } = await import('./commands/lint.js');
       setExit(await runLint(paths, opts, io));
     });
 
-  program
-    .command('doctor')
-    .description('Check that a device and app are ready for dedup-verify; print each problem with its fix.')
-    .option('--device <serial>', 'adb serial of the device')
-    .option('--config <file>', 'config file')
+  command('doctor')
+    .description(
+      'Check that adb, the device and the app are ready for dedup-verify: each check prints what it found and, when it fails, the fix. Exit 0 when all pass, 2 otherwise.',
+    )
+    .option('--device <serial>', 'adb serial of the device (default: the only online device)')
+    .option('--config <file>', 'config file (default: ./dedup-verify.config.json, else the reference-app config)')
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
-    .option('--adb-port <port>', 'adb server port', intArg('--adb-port'))
-    .option('--json', 'print the checks as JSON')
+    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', intArg('--adb-port'))
+    .option('--json', 'print { ok, checks: [{ name, ok, found, fix? }] } as JSON')
+    .addHelpText(
+      'after',
+      examples('$ dedup-verify doctor', '$ dedup-verify doctor --device emulator-5554 --config dedup-verify.config.json', '$ dedup-verify doctor --json'),
+    )
     .action(async (opts: Record<string, unknown>) => {
       const { runDoctor } = await import('./commands/doctor.js');
       setExit(await runDoctor(opts, io));
     });
 
-  program
-    .command('init')
-    .description('Inspect an app on a device and write a starting dedup-verify.config.json.')
-    .option('--device <serial>', 'adb serial of the device')
-    .option('--package <pkg>', 'application package name')
+  command('init')
+    .description(
+      'Inspect an app on a device (debuggable? WorkManager database? unique periodic work? dedup table?) and write a starting config; its "$comment" lists every guess to confirm. Launch the app once first.',
+    )
+    .option('--device <serial>', 'adb serial of the device (default: the only online device)')
+    .option('--package <pkg>', 'application id (default: the only debuggable third-party app with WorkManager work)')
     .option('--out <file>', 'where to write the config', 'dedup-verify.config.json')
+    .option('--force', 'overwrite --out if it exists')
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
-    .option('--adb-port <port>', 'adb server port', intArg('--adb-port'))
-    .option('--json', 'print what was found as JSON')
+    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', intArg('--adb-port'))
+    .option('--json', 'print { path, config, notes, confirm } as JSON')
+    .addHelpText(
+      'after',
+      examples(
+        '$ adb shell am start -n com.example.app/.MainActivity   # once, so WorkManager schedules its work',
+        '$ dedup-verify init --device emulator-5554 --package com.example.app',
+        '$ dedup-verify init --out configs/app.config.json --force --json',
+      ),
+    )
     .action(async (opts: Record<string, unknown>) => {
       const { runInit } = await import('./commands/init.js');
       setExit(await runInit(opts, io));
     });
 
-  program
-    .command('virtual-device')
-    .description('Start virtual Android devices that the real adb can connect to; runs until SIGINT or SIGTERM.')
+  command('virtual-device')
+    .description(
+      'Start virtual Android devices running the reference app, that the real adb connects to; prints "virtual device listening on 127.0.0.1:PORT" per device and runs until SIGINT or SIGTERM.',
+    )
     .option('--port <n>', 'TCP port of the first device (0: a free port)', intArg('--port'), 0)
     .option('--count <k>', 'number of devices, on consecutive ports', intArg('--count'), 1)
     .option('--api <level>', 'API level profile: 30, 33 or 34', intArg('--api'), 34)
-    .option('--bug <name>', 'switch on a bug of the reference app (repeatable)', collect, [])
-    .option('--no-root', 'refuse adb root, as a production build does')
+    .option('--bug <name>', `switch on a bug of the reference app (repeatable): ${HELP_BUG_NAMES.join(', ')}`, collect)
+    .option('--no-root', 'refuse adb root, as a production (Google Play) image does')
     .option('--no-sqlite3', 'no sqlite3 binary on the device, as on user builds')
-    .addHelpText('after', `
-Examples:
-  $ dedup-verify virtual-device --port 15555 &
-  $ adb connect 127.0.0.1:15555 && adb -s 127.0.0.1:15555 shell getprop ro.build.version.sdk`)
+    .addHelpText(
+      'after',
+      examples(
+        '$ dedup-verify virtual-device --port 15555 &',
+        '$ adb connect 127.0.0.1:15555 && adb -s 127.0.0.1:15555 shell getprop ro.build.version.sdk',
+        '$ dedup-verify virtual-device --port 15555 --count 4 --api 33 --bug no-db-check --no-root',
+      ),
+    )
     .action(async (opts: Record<string, unknown>) => {
       const { runVirtualDevice } = await import('./commands/virtual-device.js');
       setExit(await runVirtualDevice(opts, io));
     });
 
-  program
-    .command('serve-feed')
-    .description('Serve a fixture feed (and the receipts backend) on 127.0.0.1 until SIGINT or SIGTERM.')
-    .option('--port <n>', 'TCP port', intArg('--port'), 8765)
-    .addOption(new Option('--fixture <name>', 'a built-in fixture feed').conflicts('file'))
-    .option('--file <feed.xml>', 'serve this RSS or Atom file as /feed.xml (re-read on every request)')
+  command('serve-feed')
+    .description(
+      'Serve a fixture feed as /feed.xml (and the /receipts backend) on 127.0.0.1 until SIGINT or SIGTERM, printing one line per request: replay a scenario by hand with plain adb.',
+    )
+    .option('--port <n>', 'TCP port on 127.0.0.1 (0: a free port)', intArg('--port'), 8765)
+    .addOption(new Option('--fixture <name>', 'a built-in fixture feed from fixtures/feeds (default: fresh-five)').conflicts('file'))
+    .option('--file <feed.xml>', 'serve this RSS or Atom file as /feed.xml (re-read on every request, so it can be edited)')
     .option('--journal <file>', 'append every request (headers, body, status) to this JSON Lines file')
-    .addHelpText('after', `
-Examples:
-  $ dedup-verify serve-feed --port 8765 --fixture malformed
-  $ dedup-verify serve-feed --port 8765 --file feed.xml --journal journal.jsonl &
-  $ adb reverse tcp:8765 tcp:8765`)
+    .addHelpText(
+      'after',
+      examples(
+        '$ dedup-verify serve-feed --port 8765 --fixture malformed',
+        '$ dedup-verify serve-feed --port 8765 --file feed.xml --journal journal.jsonl &',
+        '$ adb reverse tcp:8765 tcp:8765   # the app fetches http://127.0.0.1:8765/feed.xml on the device',
+      ),
+    )
     .action(async (opts: Record<string, unknown>) => {
       const { runServeFeed } = await import('./commands/serve-feed.js');
       setExit(await runServeFeed(opts, io));
     });
 
-  program
-    .command('restore')
-    .description('Put a device back as it was after an interrupted run (reads the state file).')
-    .option('--device <serial>', 'adb serial of the device')
-    .option('--adb-host <host>', 'adb server host', '127.0.0.1')
-    .option('--adb-port <port>', 'adb server port', intArg('--adb-port'))
+  command('restore')
+    .description(
+      "Put a device back as it was after an interrupted run (crash, kill -9): clock, auto_time, adb reverse rules, the app's database and shared preferences, from the state file the run left.",
+    )
+    .option('--device <serial>', 'adb serial of the device (default: the only device with a state file)')
+    .option('--adb-host <host>', 'adb server host (default: the one the run used)')
+    .option('--adb-port <port>', 'adb server port (default: the one the run used)', intArg('--adb-port'))
+    .option('--json', 'print { restored, nothingToRestore, failed } as JSON')
+    .addHelpText('after', examples('$ dedup-verify restore', '$ dedup-verify restore --device emulator-5554 --json'))
     .action(async (opts: Record<string, unknown>) => {
       const { runRestore } = await import('./commands/restore.js');
       setExit(await runRestore(opts, io));
@@ -196,7 +310,9 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
   } catch (e) {
     if (e instanceof CommanderError) {
       // --help and --version end with code 0; commander has already printed its message.
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      // `dedup-verify` alone prints the help on stderr: a usage error.
+      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : ExitCode.Undecided;
       return ExitCode.Undecided;
     }
     io.stderr(`error: ${describeError(e)}\n`);

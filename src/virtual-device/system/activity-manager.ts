@@ -26,7 +26,31 @@ import { LogPriority } from '../types.js';
 
 const TAG = 'ActivityManager';
 
-export type HostingType = 'activity' | 'service' | 'broadcast';
+export type HostingType = 'activity' | 'service' | 'broadcast' | 'added application';
+
+/**
+ * A started service (ActiveServices' ServiceRecord, the fields `dumpsys activity services` prints:
+ * A14 services/core/java/com/android/server/am/ServiceRecord.java dump()).
+ */
+export interface ServiceRecord {
+  readonly component: ComponentName;
+  readonly identityHash: number;
+  readonly createRealtimeMs: number;
+  lastActivityMs: number;
+  lastStartId: number;
+  isForeground: boolean;
+  foregroundId: number;
+  /** Notification.toString() of the foreground notification. */
+  foregroundNoti: string | undefined;
+}
+
+/** A receiver registered with Context.registerReceiver (lives as long as its process). */
+interface RegisteredReceiver {
+  readonly pkg: string;
+  readonly receiverClass: string;
+  readonly action: string;
+  readonly process: AppProcess;
+}
 
 export interface ProcessRecord {
   readonly process: AppProcess;
@@ -61,6 +85,10 @@ export interface ActivityManagerDeps {
   onPackageRestarted(pkg: string): void;
   /** Adds a process to the device's process table (zygote forks it); returns its pid. */
   spawnProcess(spec: { name: string; uid: number; startMs: number; onSignal: (signal: number) => void }): { pid: number; exit(): void };
+  /** A process finished Application.onCreate (bound services such as notification listeners rebind). */
+  onProcessStarted?(record: ProcessRecord): void;
+  /** Identity hashes for the records `dumpsys activity` prints. */
+  nextIdentityHash?(): number;
 }
 
 export class ActivityManagerService {
@@ -69,6 +97,8 @@ export class ActivityManagerService {
   private readonly exits = new Map<string, ApplicationExitInfo[]>();
   /** The package whose activity is resumed on top (undefined: the launcher). */
   private topPackage: string | undefined;
+  private readonly services = new Map<string, ServiceRecord[]>();
+  private readonly registered: RegisteredReceiver[] = [];
 
   constructor(deps: ActivityManagerDeps) {
     this.deps = deps;
@@ -93,7 +123,7 @@ export class ActivityManagerService {
   }
 
   /** Starts the package's process (if needed) and waits for Application.onCreate. */
-  async ensureProcess(pkg: PackageState, hosting: HostingType, component: ComponentName): Promise<ProcessRecord> {
+  async ensureProcess(pkg: PackageState, hosting: HostingType, component: ComponentName | string): Promise<ProcessRecord> {
     const existing = this.processOf(pkg.packageName);
     if (existing !== undefined) {
       await existing.started;
@@ -112,7 +142,8 @@ export class ActivityManagerService {
       startElapsedMs: this.deps.elapsedRealtime(),
     });
     pkg.stopped = false;
-    this.deps.log.slog(LogPriority.I, TAG, `Start proc ${process.pid}:${process.name}/${formatUid(pkg.uid)} for ${hosting} {${flattenToShortString(component)}}`);
+    const hostingName = typeof component === 'string' ? component : flattenToShortString(component);
+    this.deps.log.slog(LogPriority.I, TAG, `Start proc ${process.pid}:${process.name}/${formatUid(pkg.uid)} for ${hosting} {${hostingName}}`);
     let resolveStarted: () => void = () => undefined;
     let rejectStarted: (e: unknown) => void = () => undefined;
     const started = new Promise<void>((resolve, reject) => {
@@ -131,6 +162,10 @@ export class ActivityManagerService {
       handle.exit();
       if (this.records.get(pkg.packageName) === record) this.records.delete(pkg.packageName);
       if (this.topPackage === pkg.packageName) this.topPackage = undefined;
+      // A dead process loses its services and registered receivers (a force-stopped package's
+      // services are not restarted; other deaths would reschedule sticky services, not modelled).
+      this.services.delete(pkg.packageName);
+      for (let i = this.registered.length - 1; i >= 0; i--) if (this.registered[i]!.process === process) this.registered.splice(i, 1);
       this.deps.onProcessDied(pkg.uid);
     });
     try {
@@ -138,6 +173,7 @@ export class ActivityManagerService {
       record.instance = instance;
       await process.guard(instance.onCreate());
       resolveStarted();
+      this.deps.onProcessStarted?.(record);
     } catch (e) {
       rejectStarted(e);
       if (!isProcessDeath(e)) {
@@ -255,12 +291,83 @@ export class ActivityManagerService {
     this.forceStop(packageName, 'clear data');
   }
 
+  /** Context.registerReceiver from a running process. */
+  registerReceiver(process: AppProcess, receiverClass: string, action: string): void {
+    if (!process.alive) return;
+    this.registered.push({ pkg: process.packageName, receiverClass, action, process });
+  }
+
+  /**
+   * Context.startService/startForegroundService: brings up the process, creates the ServiceRecord
+   * on the first start and delivers onStartCommand (AppInstance.onStartService).
+   */
+  async startService(pkg: PackageState, serviceClass: string, intent: Intent): Promise<void> {
+    const service = pkg.definition?.manifest.services.find((s) => s.name === serviceClass);
+    if (service === undefined) throw new ServiceNotFoundError(`Unable to start service Intent { cmp=${pkg.packageName}/${serviceClass} } U=0: not found`);
+    const component = { packageName: pkg.packageName, className: serviceClass };
+    const record = await this.ensureProcess(pkg, 'service', component);
+    let list = this.services.get(pkg.packageName);
+    if (list === undefined) {
+      list = [];
+      this.services.set(pkg.packageName, list);
+    }
+    let sr = list.find((x) => x.component.className === serviceClass);
+    const firstStart = sr === undefined;
+    if (sr === undefined) {
+      sr = {
+        component,
+        identityHash: this.deps.nextIdentityHash?.() ?? 0,
+        createRealtimeMs: this.deps.elapsedRealtime(),
+        lastActivityMs: this.deps.elapsedRealtime(),
+        lastStartId: 0,
+        isForeground: false,
+        foregroundId: 0,
+        foregroundNoti: undefined,
+      };
+      list.push(sr);
+    }
+    sr.lastStartId++;
+    sr.lastActivityMs = this.deps.elapsedRealtime();
+    await record.process.guard(record.instance!.onStartService?.(serviceClass, intent, firstStart) ?? Promise.resolve());
+  }
+
+  /** Service.startForeground: the ServiceRecord becomes foreground with this notification. */
+  setForeground(pkg: string, serviceClass: string, id: number, notification: string): void {
+    const sr = this.services.get(pkg)?.find((x) => x.component.className === serviceClass);
+    if (sr === undefined) return;
+    sr.isForeground = true;
+    sr.foregroundId = id;
+    sr.foregroundNoti = notification;
+  }
+
+  /** Started services of a package (or of every package). */
+  startedServices(pkg?: string): ServiceRecord[] {
+    if (pkg !== undefined) return [...(this.services.get(pkg) ?? [])];
+    return [...this.services.values()].flat();
+  }
+
   /** `am broadcast`: delivers to matching manifest receivers in order and returns the result. */
   async broadcast(intent: Intent): Promise<BroadcastOutcome> {
     let resultCode = 0;
     let resultData: string | undefined;
     let delivered = 0;
     const implicit = intent.package === undefined && intent.component === undefined;
+    // Registered receivers first (BroadcastQueue merges them ahead of manifest receivers of the
+    // same priority); they get implicit broadcasts, but never component-addressed ones.
+    if (intent.component === undefined && intent.action !== undefined) {
+      for (const r of this.registered.filter((x) => x.action === intent.action && (intent.package === undefined || intent.package === x.pkg))) {
+        const record = this.processOf(r.pkg);
+        if (record?.process !== r.process || record.instance === undefined) continue;
+        try {
+          const result = await record.process.guard(record.instance.onReceive(r.receiverClass, intent));
+          delivered++;
+          if (result?.resultCode !== undefined) resultCode = result.resultCode;
+          if (result?.resultData !== undefined) resultData = result.resultData;
+        } catch (e) {
+          if (!isProcessDeath(e)) this.crash(record, e);
+        }
+      }
+    }
     for (const pkg of this.deps.packages.all()) {
       const def = pkg.definition;
       if (def === undefined) continue;
@@ -291,6 +398,8 @@ export class ActivityManagerService {
     return { resultCode, resultData, delivered };
   }
 }
+
+export class ServiceNotFoundError extends Error {}
 
 function matchesReceiver(r: ManifestComponent, intent: Intent): boolean {
   if (intent.component !== undefined) return intent.component.className === r.name;

@@ -20,6 +20,13 @@ export interface ManifestComponent {
   readonly launcher?: boolean;
 }
 
+/** An `<instrumentation android:name=… android:targetPackage=…>` element. */
+export interface InstrumentationSpec {
+  /** Fully qualified runner class, e.g. androidx.test.runner.AndroidJUnitRunner. */
+  readonly name: string;
+  readonly targetPackage: string;
+}
+
 export interface AppManifest {
   readonly packageName: string;
   readonly uid: number;
@@ -32,6 +39,7 @@ export interface AppManifest {
   readonly activities: readonly ManifestComponent[];
   readonly receivers: readonly ManifestComponent[];
   readonly services: readonly ManifestComponent[];
+  readonly instrumentations?: readonly InstrumentationSpec[];
 }
 
 /** An installed app: its manifest and a factory for its code in a freshly started process. */
@@ -58,6 +66,45 @@ export interface AppInstance {
   onStartJob(serviceClass: string, params: JobParameters): Promise<boolean>;
   /** JobService.onStopJob: the system stops a running job (cancel, timeout). */
   onStopJob(serviceClass: string, params: JobParameters): Promise<boolean>;
+  /** Service.onCreate (first start) and onStartCommand of a started service. */
+  onStartService?(serviceClass: string, intent: Intent, firstStart: boolean): Promise<void>;
+  /** NotificationListenerService.onListenerConnected, with getActiveNotifications(). */
+  onListenerConnected?(serviceClass: string, active: readonly StatusBarNotificationView[]): Promise<void>;
+  /** NotificationListenerService.onNotificationPosted. */
+  onNotificationPosted?(serviceClass: string, sbn: StatusBarNotificationView): Promise<void>;
+  /** NotificationListenerService.onNotificationRemoved. */
+  onNotificationRemoved?(serviceClass: string, sbn: StatusBarNotificationView): Promise<void>;
+}
+
+/** What a notification listener sees of a posted notification (android.service.notification.StatusBarNotification). */
+export interface StatusBarNotificationView {
+  readonly packageName: string;
+  readonly id: number;
+  readonly tag: string | null;
+  /** `user|pkg|id|tag|uid`. */
+  readonly key: string;
+  readonly groupKey: string;
+  readonly overrideGroupKey: string | null;
+  /** getPostTime(): this post's device wall-clock time (ms). */
+  readonly postTime: number;
+  readonly userId: number;
+  readonly uid: number;
+  readonly notification: NotificationSpec;
+}
+
+/**
+ * Components beyond jobs and manifest receivers, for apps that need them (the Appium settings
+ * helper): started/foreground services, context-registered receivers and the secure settings.
+ */
+export interface AppComponentsApi {
+  /** Context.startService / startForegroundService: the system calls AppInstance.onStartService. */
+  startService(serviceClass: string, intent: Intent): Promise<void>;
+  /** Service.startForeground(id, notification): posts it (FLAG_FOREGROUND_SERVICE) and marks the service foreground. */
+  startForeground(serviceClass: string, id: number, notification: NotificationSpec): Promise<void>;
+  /** Context.registerReceiver(receiver, new IntentFilter(action), RECEIVER_EXPORTED) while the process lives. */
+  registerReceiver(receiverClass: string, action: string): void;
+  /** Settings.Secure.getString. */
+  getSecureSetting(key: string): string | undefined;
 }
 
 /** android.app.NotificationManager importance levels (NotificationManager.java). */
@@ -222,4 +269,6 @@ export interface AppContext {
   connect(port: number): Promise<Duplex>;
   /** The bug switches the device was started with (reference app only). */
   readonly bugs: ReadonlySet<string>;
+  /** Services, registered receivers and secure settings (present on every device context). */
+  readonly components?: AppComponentsApi;
 }

@@ -79,8 +79,19 @@ export interface NotificationManagerDeps {
   hasPostPermission(pkg: string): boolean;
 }
 
+/**
+ * Who hears about posts and removals: NotificationManagerService's listener dispatch
+ * (NotificationListeners.notifyPostedLocked / notifyRemovedLocked), which bound
+ * NotificationListenerServices receive asynchronously on their main thread.
+ */
+export interface NotificationObserver {
+  onPosted(record: NotificationRecord): void;
+  onRemoved(record: NotificationRecord, reason: number): void;
+}
+
 export class NotificationManagerService {
   private readonly deps: NotificationManagerDeps;
+  private readonly observers = new Set<NotificationObserver>();
   private readonly channels = new Map<string, Map<string, NotificationChannelSpec>>();
   /** mNotificationList, in posting order. */
   private readonly list: NotificationRecord[] = [];
@@ -90,6 +101,12 @@ export class NotificationManagerService {
 
   constructor(deps: NotificationManagerDeps) {
     this.deps = deps;
+  }
+
+  /** Registers an observer of posts and removals; returns the unregister function. */
+  observe(observer: NotificationObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   createNotificationChannel(pkg: string, channel: NotificationChannelSpec): void {
@@ -190,6 +207,7 @@ export class NotificationManagerService {
     } else {
       this.list.push(record);
     }
+    for (const o of this.observers) o.onPosted(record);
     return undefined;
   }
 
@@ -210,6 +228,7 @@ export class NotificationManagerService {
     if (i < 0) return;
     this.list.splice(i, 1);
     this.archived++;
+    for (const o of this.observers) o.onRemoved(r, reason);
     const now = this.deps.now();
     this.deps.log.event(27530, 'notification_canceled', [r.key, reason, now - r.creationTimeMs, now - r.updateTimeMs, 0, -1, -1, null]);
   }

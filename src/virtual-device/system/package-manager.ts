@@ -8,7 +8,7 @@
  * on API 30 the permission does not exist.
  */
 import { randomBytes } from 'node:crypto';
-import type { AppDefinition } from './app-framework.js';
+import type { AppDefinition, InstrumentationSpec } from './app-framework.js';
 
 export const POST_NOTIFICATIONS = 'android.permission.POST_NOTIFICATIONS';
 export const INTERNET = 'android.permission.INTERNET';
@@ -33,7 +33,14 @@ export interface PackageState {
   notLaunched: boolean;
   readonly firstInstallTime: number;
   lastUpdateTime: number;
+  /** `<instrumentation>` elements of the manifest (test packages). */
+  readonly instrumentations: readonly InstrumentationSpec[];
+  /** Installed with `pm install` / `adb install` (not at first boot). */
+  readonly installedByShell: boolean;
 }
+
+/** First uid handed to a package installed from the shell (after the preinstalled apps' uids). */
+const FIRST_SHELL_INSTALL_UID = 10200;
 
 /** Runtime (dangerous) permissions the model knows, by the API level that introduced them. */
 const RUNTIME_PERMISSIONS: Readonly<Record<string, number>> = { [POST_NOTIFICATIONS]: 33 };
@@ -77,6 +84,8 @@ export class PackageManagerService {
         notLaunched: false,
         firstInstallTime: nowMs,
         lastUpdateTime: nowMs,
+        instrumentations: [],
+        installedByShell: false,
       });
     }
   }
@@ -103,9 +112,69 @@ export class PackageManagerService {
       notLaunched: true,
       firstInstallTime: nowMs,
       lastUpdateTime: nowMs,
+      instrumentations: m.instrumentations ?? [],
+      installedByShell: false,
     };
     this.packages.set(m.packageName, state);
     return state;
+  }
+
+  /**
+   * `pm install` of a parsed APK (PackageManagerService.installPackagesLI, abridged): a new package
+   * gets the next free app uid; an update keeps its uid, first install time and the grants it had
+   * (replace is the default since Android 10's `pm install`; -R would refuse it). Runtime
+   * permissions are granted only with `-g`. The caller has already checked the version rules.
+   */
+  installFromShell(definition: AppDefinition, nowMs: number, options: { grantRuntimePermissions: boolean }): { state: PackageState; replaced: boolean } {
+    const m = definition.manifest;
+    const old = this.packages.get(m.packageName);
+    const runtime = new Map<string, boolean>();
+    for (const perm of m.requestedPermissions) {
+      if (!this.isRuntimePermission(perm)) continue;
+      runtime.set(perm, options.grantRuntimePermissions || old?.runtimePermissions.get(perm) === true);
+    }
+    const state: PackageState = {
+      packageName: m.packageName,
+      uid: m.uid,
+      debuggable: m.debuggable,
+      system: false,
+      versionCode: m.versionCode,
+      versionName: m.versionName,
+      minSdk: m.minSdk,
+      targetSdk: m.targetSdk,
+      codePath: `/data/app/~~${randomPathPart()}/${m.packageName}-${randomPathPart()}`,
+      requestedPermissions: m.requestedPermissions,
+      runtimePermissions: runtime,
+      definition,
+      stopped: old?.stopped ?? true,
+      notLaunched: old?.notLaunched ?? true,
+      firstInstallTime: old?.firstInstallTime ?? nowMs,
+      lastUpdateTime: nowMs,
+      instrumentations: m.instrumentations ?? [],
+      installedByShell: true,
+    };
+    this.packages.set(m.packageName, state);
+    return { state, replaced: old !== undefined };
+  }
+
+  /** The uid a package installed now would get: its current one on an update, else the next free app uid. */
+  uidFor(packageName: string): number {
+    const existing = this.packages.get(packageName);
+    if (existing !== undefined) return existing.uid;
+    const used = new Set([...this.packages.values()].map((p) => p.uid));
+    let uid = FIRST_SHELL_INSTALL_UID;
+    while (used.has(uid)) uid++;
+    return uid;
+  }
+
+  /** Removes a package record (`pm uninstall`); false when there was none. */
+  remove(packageName: string): boolean {
+    return this.packages.delete(packageName);
+  }
+
+  /** Every `<instrumentation>` of every package, as queryInstrumentation returns them. */
+  instrumentations(): { readonly pkg: PackageState; readonly info: InstrumentationSpec }[] {
+    return [...this.packages.values()].flatMap((pkg) => pkg.instrumentations.map((info) => ({ pkg, info })));
   }
 
   isRuntimePermission(perm: string): boolean {
