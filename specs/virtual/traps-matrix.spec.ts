@@ -36,13 +36,15 @@ describe('traps matrix (virtual device, real adb)', function () {
     return { code: r.code, report, stderr: r.stderr };
   }
 
-  it('the correct app passes every scenario three times in a row', async () => {
-    const { code, report, stderr } = await run('correct', ['--repeat', '3']);
+  it('the correct app passes every scenario ten times in a row, kill points included', async () => {
+    const { code, report, stderr } = await run('correct', ['--repeat', '10']);
     const failing = report.scenarios.filter((s) => s.verdict !== 'pass').map((s) => `${s.name}: ${s.verdict} ${JSON.stringify(s.anomalies)}`);
     expect(failing, stderr.slice(-3000)).to.deep.equal([]);
     expect(code).to.equal(0);
     expect(new Set(report.scenarios.map((s) => s.name))).to.deep.equal(new Set(SCENARIOS.map((s) => s.name)));
-    expect(report.scenarios).to.have.length(SCENARIOS.length * 3);
+    expect(report.scenarios).to.have.length(SCENARIOS.length * 10);
+    const agg = (report as unknown as { aggregate?: { name: string; trials: number; violations: number }[] }).aggregate ?? [];
+    expect(agg.map((a) => [a.name, a.trials, a.violations])).to.deep.equal(SCENARIOS.map((s) => [s.name, 10, 0]));
   });
 
   for (const scenario of SCENARIOS) {

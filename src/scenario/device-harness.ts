@@ -18,6 +18,7 @@ import { quoteSqlIdentifier } from '../android/names.js';
 import { readDeviceTimeMs, setDeviceTime } from '../android/clock.js';
 import { findJob, getJobState, runJob, WORKMANAGER_JOB_SERVICE } from '../android/job-scheduler.js';
 import { FeedItemIndex } from '../android/notification-mapping.js';
+import { getNotificationRecord, listNotificationKeys } from '../android/notifications.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { parseNmsWarning } from '../android/parsers/nms-warnings.js';
 import { readWorkSnapshot, nextRunTime } from './work-state.js';
@@ -452,19 +453,11 @@ export class DeviceHarness implements Harness {
 
   /** A post whose id/tag maps to no served item: ask NotificationManager for its content. */
   private async mapByContent(index: FeedItemIndex, id: number, tag: string | null): Promise<string> {
-    const key = `0|${this.pkg}|${id}|${tag ?? 'null'}|`;
-    const list = await this.device.shell(['cmd', 'notification', 'list']);
-    const full = list.stdout
-      .toString('utf8')
-      .split('\n')
-      .map((l) => l.trim())
-      .find((l) => l.startsWith(key));
-    if (full) {
-      const got = await this.device.shell(['cmd', 'notification', 'get', full]);
-      const text = got.stdout.toString('utf8');
-      const title = /android\.title=\w+ \((.*)\)$/m.exec(text)?.[1] ?? null;
-      const body = /android\.text=\w+ \((.*)\)$/m.exec(text)?.[1] ?? null;
-      const mapped = index.map({ id, tag }, 'title', { title, text: body });
+    const prefix = `0|${this.pkg}|${id}|${tag ?? 'null'}|`;
+    const key = (await listNotificationKeys(this.device)).find((k) => k.startsWith(prefix));
+    const record = key === undefined ? null : await getNotificationRecord(this.device, key);
+    if (record) {
+      const mapped = index.map({ id, tag }, 'title', { title: record.title, text: record.text });
       if (mapped.kind === 'mapped') return mapped.item;
     }
     return `?id=${id}${tag === null ? '' : `&tag=${tag}`}`;

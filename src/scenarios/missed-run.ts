@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario/types.js';
+import { readSchedule } from './schedule.js';
 import { HOUR, formatDuration } from './time.js';
 
 export const missedRun: Scenario = {
@@ -11,12 +12,8 @@ export const missedRun: Scenario = {
   catches: ['window-equals-interval'],
   needs: {},
   async run(h) {
-    const work = await h.readWork();
-    const spec = work.primary;
-    if (!spec) {
-      h.finding({ kind: 'no-schedule', item: '', detail: `no unfinished periodic work named "${h.config.work.uniqueName}" in the WorkManager database` });
-      return;
-    }
+    const spec = await readSchedule(h);
+    if (!spec) return;
     const interval = spec.intervalDuration;
     await h.serveFeed([
       { label: 'before-1', title: 'Before the gap 1', ageMs: 2 * HOUR },

@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario/types.js';
+import { readSchedule } from './schedule.js';
 import { HOUR, formatDuration } from './time.js';
 
 /**
@@ -22,12 +23,8 @@ export const windowVsInterval: Scenario = {
   catches: ['window-equals-interval'],
   needs: {},
   async run(h) {
-    const work = await h.readWork();
-    const spec = work.primary;
-    if (!spec) {
-      h.finding({ kind: 'no-schedule', item: '', detail: `no unfinished periodic work named "${h.config.work.uniqueName}" in the WorkManager database` });
-      return;
-    }
+    const spec = await readSchedule(h);
+    if (!spec) return;
     const required = requiredWindowMs(spec.intervalDuration, spec.flexDuration);
     const window = h.config.windowMs;
     h.note(
