@@ -207,16 +207,21 @@ export class DeviceHarness implements Harness {
   }
 
   async openGuard(): Promise<number> {
+    return (await this.passGuard()).now;
+  }
+
+  /** openGuard, also returning the WorkManager state it read (one pull of the workdb per run). */
+  private async passGuard(): Promise<{ now: number; work: WorkSnapshot }> {
     const now = await this.deviceNow();
     const work = await this.readWork();
     const spec = work.primary;
-    if (!spec) return now;
+    if (!spec) return { now, work };
     const due = nextRunTime(spec);
-    if (now >= due) return now;
+    if (now >= due) return { now, work };
     const target = due + 1_000;
     await this.setClock(target);
     this.note(`clock moved from ${new Date(now).toISOString()} to ${new Date(target).toISOString()} (next run due ${new Date(due).toISOString()})`);
-    return target;
+    return { now: target, work };
   }
 
   // ---------------------------------------------------------------- the forced run (DESIGN.md §3)
@@ -227,10 +232,8 @@ export class DeviceHarness implements Harness {
     const probe = options.probe === true;
     const run = probe ? 0 : this.ctx.nextRun();
     const evidence: string[] = [];
-    if (!probe) await this.openGuard();
-    const work = await this.readWork();
+    const { now: deviceTime, work } = probe ? { now: await this.deviceNow(), work: await this.readWork() } : await this.passGuard();
     const spec = work.primary;
-    const deviceTime = await this.deviceNow();
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
     const journalFrom = this.ctx.server.journal().length;
     const logFrom = this.ctx.observer.position;
