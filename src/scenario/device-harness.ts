@@ -297,7 +297,11 @@ export class DeviceHarness implements Harness {
       const done = await Promise.race([resultLine.then((l) => l), delay(delayMs).then(() => null)]);
       if (done) return RESULT_OUTCOME[RESULT_LINE.exec(done.message)?.[1] ?? ''] ?? 'success';
       const fetched = this.ctx.server.journal().length > journalFrom;
-      if (!fetched && performance.now() > deadline && !(await this.jobActive(job))) {
+      // `cmd jobscheduler run` leaves the job pending or active when it returns (JobSchedulerService
+      // executeRunCommand: queueReadyJobsForExecutionLocked + maybeRunPendingJobsLocked), so a job
+      // that is neither, with no fetch and no result line, has ended: WorkerWrapper delayed it.
+      const busy = await this.jobBusy(job);
+      if (!fetched && (busy === false || (busy === undefined && performance.now() > deadline))) {
         await this.ctx.observer.sync(this.config.timeouts.commandMs);
         const late = this.ctx.observer.since(logFrom).find(isResult);
         if (late) return RESULT_OUTCOME[RESULT_LINE.exec(late.message)?.[1] ?? ''] ?? 'success';
@@ -351,10 +355,11 @@ export class DeviceHarness implements Harness {
     return argv;
   }
 
-  /** True while JobScheduler reports the job as running (the worker may be slow to fetch). */
-  private async jobActive(job: JobRef): Promise<boolean> {
+  /** Whether JobScheduler still has the job pending or running; undefined when it cannot say. */
+  private async jobBusy(job: JobRef): Promise<boolean | undefined> {
     const state = await getJobState(this.device, { pkg: this.pkg, id: job.id, namespace: job.namespace });
-    return state.kind === 'known' && state.states.includes('active');
+    if (state.kind !== 'known') return state.reason === 'no-job' ? false : undefined;
+    return state.states.includes('active') || state.states.includes('pending');
   }
 
   /** Turns what the stream, the server and the database saw during a run into history events. */
