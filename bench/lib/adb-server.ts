@@ -41,10 +41,10 @@ export async function startBenchAdbServer(): Promise<BenchAdbServer> {
   };
 }
 
-/** `adb version` first two lines, e.g. "1.0.41, Version 29.0.6-debian". */
+/** From `adb version`: "29.0.6-debian (1.0.41)" (the release, then the client version). */
 export async function adbVersion(): Promise<string> {
   const r = await runProcess('adb', ['version']);
-  const lines = r.stdout.split('\n').map((l) => l.trim());
-  const protocol = /version ([\d.]+)/.exec(lines[0] ?? '')?.[1] ?? '?';
-  return `${lines[1] ?? '?'} (protocol ${protocol})`;
+  const client = /Android Debug Bridge version ([\d.]+)/.exec(r.stdout)?.[1] ?? '?';
+  const release = /^Version (\S+)/m.exec(r.stdout)?.[1] ?? '?';
+  return `${release} (${client})`;
 }

@@ -36,9 +36,10 @@ export function summarize(samples: readonly number[]): Summary {
   };
 }
 
-/** Milliseconds as `12.3 ms` below 10 s, else `12.3 s`. */
+/** Milliseconds as `12.3 ms` / `123 ms` below a second, else `1.23 s` / `12.3 s`. */
 export function formatMs(ms: number): string {
-  return ms < 10_000 ? `${ms.toFixed(ms < 100 ? 1 : 0)} ms` : `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 1000) return `${ms.toFixed(ms < 100 ? 1 : 0)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
 export function formatRatio(x: number): string {

@@ -134,7 +134,6 @@ export interface PulledDatabase {
   /** Host path of the main file (open this one). */
   readonly dbPath: string;
   readonly hasWal: boolean;
-  readonly hasShm: boolean;
   /** Deletes the host copies. */
   cleanup(): Promise<void>;
 }
@@ -145,23 +144,22 @@ export async function pullDatabase(
   request: { readonly pkg: string; readonly db: string; readonly hostDir?: string },
 ): Promise<PulledDatabase> {
   const relative = databasePath(request.db);
-  const main = await readAppFile(device, request.pkg, relative);
+  // Main file and WAL in parallel. Not -shm: it is only the WAL's index, which SQLite rebuilds
+  // from the WAL when the copy is opened (sqlite.org/walformat.html, "the wal-index").
+  const [main, wal] = await Promise.all([readAppFile(device, request.pkg, relative), readAppFile(device, request.pkg, `${relative}-wal`)]);
   if (main === null) {
     throw new DeviceCommandError(`${request.pkg} has no database ${relative} on ${device.serial} (has the app run yet?).`, {
       command: `run-as ${request.pkg} cat ${relative}`,
       stderr: 'No such file or directory',
     });
   }
-  const wal = await readAppFile(device, request.pkg, `${relative}-wal`);
-  const shm = await readAppFile(device, request.pkg, `${relative}-shm`);
   const dir = request.hostDir ?? (await mkdtemp(join(tmpdir(), 'dv-db-')));
   await mkdir(dir, { recursive: true });
   const name = relative.split('/').pop() ?? 'db';
   const dbPath = join(dir, name);
   await writeFile(dbPath, main);
   if (wal !== null) await writeFile(`${dbPath}-wal`, wal);
-  if (shm !== null) await writeFile(`${dbPath}-shm`, shm);
-  return { dir, dbPath, hasWal: wal !== null, hasShm: shm !== null, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return { dir, dbPath, hasWal: wal !== null, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
 export interface TableQuery {
@@ -191,10 +189,9 @@ export interface DatabaseBackup {
   readonly pkg: string;
   /** Path relative to the app's data directory (`databases/feed.db`). */
   readonly db: string;
-  /** Host directory with `main`, and `wal`/`shm` when they existed. */
+  /** Host directory with `main`, and `wal` when it existed (`-shm`, the WAL's index, is rebuilt by SQLite). */
   readonly dir: string;
   readonly hasWal: boolean;
-  readonly hasShm: boolean;
   readonly sha256: { readonly main: string; readonly wal: string | null };
   readonly createdAtMs: number;
 }
@@ -215,7 +212,6 @@ export async function backupDatabase(
     db: relative,
     dir: request.backupDir,
     hasWal: pulled.hasWal,
-    hasShm: pulled.hasShm,
     sha256: { main: sha256(main), wal: wal === null ? null : sha256(wal) },
     createdAtMs: Date.now(),
   };
@@ -308,7 +304,6 @@ async function copyBackupFiles(backup: DatabaseBackup, dbPath: string): Promise<
   const name = backup.db.split('/').pop() ?? 'db';
   await copyFile(join(files, name), dbPath);
   if (backup.hasWal) await copyFile(join(files, `${name}-wal`), `${dbPath}-wal`);
-  if (backup.hasShm) await copyFile(join(files, `${name}-shm`), `${dbPath}-shm`);
 }
 
 /** Opens a host copy, runs `work`, always closes. */

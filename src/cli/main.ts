@@ -5,7 +5,7 @@
  * ./commands/<name>.ts and are loaded lazily, so `--help` answers at once and `check`/`lint`
  * never load adb, SQLite or WebDriver code.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option, type OutputConfiguration } from 'commander';
 import { describeError, isDedupVerifyError } from '../errors.js';
 import { VERSION } from '../version.js';
 
@@ -92,7 +92,7 @@ Exit codes:
  * Commander prints a usage error and, separately, a hint; here both go on one line that names
  * the help to read, so every usage error is exactly one line on stderr.
  */
-function oneLineErrors(io: CliIo, commandPath: string): Parameters<Command['configureOutput']>[0] {
+function oneLineErrors(io: CliIo, commandPath: string): OutputConfiguration {
   return {
     writeOut: io.stdout,
     writeErr: io.stderr,
@@ -105,7 +105,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   program
     .description("Proves on an Android device that an app's periodic notifier misses nothing and repeats at most one item.")
     .version(VERSION, '-V, --version', 'print the version of dedup-verify')
-    .helpOption('-h, --help', 'show help (every command has its own: dedup-verify run --help)')
+    .helpOption('-h, --help', 'show this help')
     .configureOutput(oneLineErrors(io, 'dedup-verify'))
     .exitOverride()
     .addHelpText(
@@ -117,6 +117,7 @@ ${examples(
   '$ dedup-verify init --device emulator-5554 --package com.example.app',
   '$ dedup-verify run --device emulator-5554 --out out/',
   '$ dedup-verify check out/history.jsonl',
+  '$ dedup-verify run --help                    # every command has its own help',
 )}
 
 Environment:
@@ -223,7 +224,7 @@ Environment:
     .option('--force', 'overwrite --out if it exists')
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
     .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', intArg('--adb-port'))
-    .option('--json', 'print { path, config, notes, confirm } as JSON')
+    .option('--json', 'print { path, device, package, found, confirm, config } as JSON')
     .addHelpText(
       'after',
       examples(

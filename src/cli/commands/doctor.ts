@@ -1,9 +1,25 @@
 /**
  * `dedup-verify doctor`: is this device and app ready for dedup-verify? Each check says what it
- * found and, when it fails, the fix. Exit 0 when every required check passes, 2 otherwise.
+ * found and, when it fails, the fix. Exit 0 when every check passes, 2 otherwise. `--json`
+ * prints `{ ok, checks: [{ name, ok, found, fix? }] }` (`fix` only on failing checks).
+ *
+ * The reverse check is real: it adds `adb reverse tcp:D tcp:H` to a listener this process opens
+ * on the host, has toybox `nc` on the device carry one line through it, checks that the line
+ * arrived, then removes the rule. The line goes one way only: toybox `nc HOST PORT` half-closes
+ * the socket at EOF on stdin (toys/net/netcat.c / lib/net.c pollinate(): "Close
+ * half-connection … echo GET / | netcat landley.net 80"), and adb has no half-close: the
+ * daemon turns that EOF into CLSE, which "closes both directions" (adb-protocol.md, CLSE), so
+ * an answer from the host could be cut off. The line arriving proves the rule, the device-side
+ * listener, the server's connection to the host port and the data path. The clock check sets
+ * the clock to the time it already has (`cmd alarm set-time`, android-facts.md §5), corrected
+ * by the time the round trip took.
  */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { describeError } from '../../errors.js';
 import { AdbDevice } from '../../device/adb-device.js';
+import type { AndroidDevice } from '../../device/android-device.js';
 import { createAdbClient, findAdbBinary, isLocalHost, listDevices, probeAdbServer } from '../../device/adb-server.js';
 import { checkRunAs } from '../../android/app-data.js';
 import { getPackageInfo, hasNotificationPermission } from '../../android/packages.js';
@@ -13,7 +29,6 @@ import { readWorkSnapshot } from '../../scenario/work-state.js';
 import { findJob, WORKMANAGER_JOB_SERVICE } from '../../android/job-scheduler.js';
 import { loadConfig } from '../../config/load-config.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
-import { existsSync } from 'node:fs';
 import { defaultAdbPort } from './run-devices.js';
 import { referenceAppConfigPath } from './run.js';
 import type { CliIo } from '../main.js';
@@ -25,15 +40,126 @@ export interface DoctorCheck {
   readonly fix?: string;
 }
 
+/** Longest wait for the line to come back through the reverse rule. */
+const REVERSE_PROBE_TIMEOUT_MS = 10_000;
+
+interface ProbeListener {
+  readonly server: Server;
+  readonly port: number;
+  /** Lines received from the device, in order. */
+  readonly received: string[];
+  /** Open connections (destroyed on close, so closing never waits for the device). */
+  readonly sockets: Set<Socket>;
+}
+
+/** A host listener that records the first line of each connection, then closes it. */
+function listenForProbe(): Promise<ProbeListener> {
+  const received: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    let buffered = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline < 0) return;
+      received.push(buffered.slice(0, newline));
+      socket.end();
+    });
+    socket.on('error', () => {
+      // the device side went away; what was received is judged by the caller
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve({ server, port: typeof address === 'object' && address ? address.port : 0, received, sockets });
+    });
+  });
+}
+
+function closeListener(listener: ProbeListener): Promise<void> {
+  for (const socket of listener.sockets) socket.destroy();
+  return new Promise((resolve) => listener.server.close(() => resolve()));
+}
+
+/** adb reverse to a host listener, a line through it with nc on the device, the rule removed. */
+export async function probeReverse(device: AndroidDevice): Promise<DoctorCheck> {
+  const name = 'adb reverse carries a connection';
+  const fix = 'update adb (platform-tools) on the host and check `adb reverse --list`; the app reaches the fixture server only through adb reverse';
+  const token = `dedup-verify-doctor-${randomBytes(6).toString('hex')}`;
+  const before = await device.listReverses();
+  const taken = new Set(before.map((r) => r.remote));
+  const listener = await listenForProbe();
+  // The device port: the host port's number, unless a rule already uses it.
+  let devicePort = listener.port;
+  while (taken.has(`tcp:${devicePort}`)) devicePort = devicePort >= 65535 ? 1024 : devicePort + 1;
+  let outcome: { ok: boolean; found: string };
+  let added = false;
+  try {
+    await device.reverse(devicePort, listener.port);
+    added = true;
+    const result = await device.shell(`echo ${token} | nc 127.0.0.1 ${devicePort}`, { timeoutMs: REVERSE_PROBE_TIMEOUT_MS });
+    const stderr = result.stderr.trim();
+    if (result.exitCode === 127 || /nc: (inaccessible or )?not found/.test(stderr)) {
+      outcome = { ok: true, found: `rule tcp:${devicePort} → tcp:${listener.port} accepted; this device has no nc, so no line was sent` };
+    } else if (result.exitCode === 0 && listener.received.includes(token)) {
+      outcome = { ok: true, found: `a line went from device tcp:${devicePort} to host tcp:${listener.port}` };
+    } else {
+      outcome = {
+        ok: false,
+        found: `\`echo … | nc 127.0.0.1 ${devicePort}\` exited ${result.exitCode}${stderr ? ` (${stderr.split('\n')[0] ?? ''})` : ''} and the host listener on tcp:${listener.port} got ${listener.received.length === 0 ? 'nothing' : 'another line'}`,
+      };
+    }
+  } catch (e) {
+    outcome = { ok: false, found: `${added ? `nc through tcp:${devicePort}` : `adb reverse tcp:${devicePort} tcp:${listener.port}`} failed: ${describeError(e)}` };
+  }
+  await closeListener(listener);
+  if (added) {
+    try {
+      await device.removeReverse(devicePort);
+      outcome = { ...outcome, found: `${outcome.found}; rule removed, ${before.length} other rule(s) left as they were` };
+    } catch (e) {
+      outcome = { ok: false, found: `${outcome.found}; removing the rule failed: ${describeError(e)} (remove it with \`adb reverse --remove tcp:${devicePort}\`)` };
+    }
+  }
+  return { name, ...outcome, ...(outcome.ok ? {} : { fix }) };
+}
+
+/** `cmd alarm set-time` to the time the device already has (plus the round trip). */
+async function probeClock(device: AndroidDevice): Promise<DoctorCheck> {
+  const autoTime = await getAutoTime(device);
+  const hostBefore = Date.now();
+  const now = await readDeviceTimeMs(device);
+  const setTime = await device.shell(['cmd', 'alarm', 'set-time', String(now + (Date.now() - hostBefore))]);
+  return {
+    name: 'clock can be set',
+    ok: setTime.exitCode === 0,
+    found:
+      setTime.exitCode === 0
+        ? `cmd alarm set-time works (auto_time=${autoTime ?? 'unset'}; a run sets it to 0 and puts it back)`
+        : `cmd alarm set-time exited ${setTime.exitCode}: ${(setTime.stderr || setTime.stdout.toString()).trim()}`,
+    fix: 'use an emulator image where `adb shell cmd alarm set-time` works (any Google APIs or Google Play image, API 26+); dedup-verify moves the clock to force WorkManager runs',
+  };
+}
+
 export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promise<number> {
   const checks: DoctorCheck[] = [];
-  const add = (c: DoctorCheck): void => {
+  const add = (check: DoctorCheck): void => {
+    // A fix is shown (and kept in --json) only for a failing check.
+    const c: DoctorCheck = check.ok || check.fix === undefined ? { name: check.name, ok: check.ok, found: check.found } : check;
     checks.push(c);
     if (opts['json'] !== true) io.stdout(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.found}${c.ok || !c.fix ? '' : `\n     fix: ${c.fix}`}\n`);
   };
   const finish = (): number => {
-    if (opts['json'] === true) io.stdout(`${JSON.stringify({ ok: checks.every((c) => c.ok), checks }, null, 2)}\n`);
-    return checks.every((c) => c.ok) ? 0 : 2;
+    const ok = checks.every((c) => c.ok);
+    if (opts['json'] === true) io.stdout(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
+    else io.stdout(ok ? 'Ready: dedup-verify run can drive this device and app.\n' : `${checks.filter((c) => !c.ok).length} check(s) failed: apply the fix shown under each FAIL and run doctor again.\n`);
+    return ok ? 0 : 2;
   };
 
   let adbPath: string | undefined;
@@ -44,7 +170,7 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
       adbPath = findAdbBinary();
       add({ name: 'adb', ok: true, found: adbPath });
     } catch (e) {
-      add({ name: 'adb', ok: false, found: describeError(e), fix: 'apt-get install adb, or install Android SDK platform-tools and put adb on PATH' });
+      add({ name: 'adb', ok: false, found: describeError(e), fix: 'install Android SDK platform-tools (or `apt-get install adb`) and put adb on PATH, or set $ADB to its path' });
       return finish();
     }
   }
@@ -53,7 +179,7 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
     name: 'adb server',
     ok: version !== null,
     found: version === null ? `nothing answers on ${endpoint.host}:${endpoint.port}` : `${endpoint.host}:${endpoint.port}, protocol ${version}`,
-    fix: `adb -P ${endpoint.port} start-server`,
+    fix: `adb -P ${endpoint.port} start-server (or pass --adb-port, or set ANDROID_ADB_SERVER_PORT, to the server your emulator is on)`,
   });
   if (version === null) return finish();
 
@@ -63,15 +189,17 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
     name: 'device',
     ok: serial !== undefined && online.includes(serial),
     found: serial === undefined ? `${online.length} online (${online.join(', ') || 'none'})` : online.includes(serial) ? `${serial} online` : `${serial} not online (online: ${online.join(', ') || 'none'})`,
-    fix: online.length > 1 ? 'pick one with --device SERIAL' : 'start an emulator (or `adb connect HOST:PORT`) and check `adb devices`',
+    fix: online.length > 1 ? 'pick one with --device SERIAL' : 'start the emulator (or `adb connect HOST:PORT`) and check `adb devices`',
   });
   if (serial === undefined || !online.includes(serial)) return finish();
 
   let config: Config;
+  const explicit = typeof opts['config'] === 'string' ? opts['config'] : undefined;
+  const path = explicit ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : referenceAppConfigPath());
   try {
-    const path = typeof opts['config'] === 'string' ? opts['config'] : existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : referenceAppConfigPath();
     config = await loadConfig(path);
-    add({ name: 'config', ok: true, found: `${path} (app ${config.app.package})` });
+    const source = explicit !== undefined || path === DEFAULT_CONFIG_FILE ? path : `no ./${DEFAULT_CONFIG_FILE}, so the reference-app config ${path}; pass --config for your app`;
+    add({ name: 'config', ok: true, found: `${source} (app ${config.app.package})` });
   } catch (e) {
     add({ name: 'config', ok: false, found: describeError(e), fix: 'write one with `dedup-verify init --device SERIAL --package PKG`' });
     return finish();
@@ -80,50 +208,49 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
   const device = await AdbDevice.open({ serial, host: endpoint.host, port: endpoint.port, ...(adbPath !== undefined ? { adbPath } : {}) });
   try {
     const pkg = config.app.package;
+    const launch = `adb -s ${serial} shell am start -n ${config.app.launchActivity?.includes('/') ? config.app.launchActivity : `${pkg}/${config.app.launchActivity ?? '.MainActivity'}`}`;
     const api = await getSdkLevel(device);
-    add({ name: 'API level', ok: api >= 26, found: String(api), fix: 'dedup-verify needs notification channels: API 26 or newer' });
+    add({ name: 'API level', ok: api >= 26, found: String(api), fix: 'use an emulator image or device with API 26 (Android 8.0) or newer: dedup-verify needs notification channels' });
     const info = await getPackageInfo(device, pkg);
-    add({ name: 'app installed', ok: info !== null, found: info === null ? `${pkg} not installed` : `${pkg}`, fix: 'install a debug build of the app (./gradlew installDebug)' });
-    if (info === null) return finish();
-    const runAs = await checkRunAs(device, pkg);
-    add({
-      name: 'debuggable (run-as)',
-      ok: runAs.ok,
-      found: runAs.ok ? `run-as works, uid ${runAs.uid}` : runAs.message,
-      fix: 'install a debuggable build (android:debuggable="true"): dedup-verify reads the app database through run-as',
-    });
-    add({
-      name: 'notification permission',
-      ok: hasNotificationPermission(info, api),
-      found: api >= 33 ? (hasNotificationPermission(info, api) ? 'POST_NOTIFICATIONS granted' : 'POST_NOTIFICATIONS not granted') : `not a runtime permission on API ${api}`,
-      fix: `adb shell pm grant ${pkg} android.permission.POST_NOTIFICATIONS`,
-    });
-    if (runAs.ok) {
-      try {
-        const work = await readWorkSnapshot(device, config);
-        const spec = work.namedSpecs[0];
-        const job = spec?.systemId === undefined ? null : await findJob(device, { pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE });
-        add({
-          name: 'periodic work scheduled',
-          ok: job !== null,
-          found: spec === undefined ? `no periodic work named "${config.work.uniqueName}"` : job === null ? `WorkSpec ${spec.id} has no registered job` : `job ${job.jobId}${job.namespace ? ` in namespace ${job.namespace}` : ''}, interval ${spec.intervalDuration} ms`,
-          fix: `launch the app once (adb shell am start -n ${pkg}/${config.app.launchActivity ?? '.MainActivity'}) and check work.uniqueName in the config`,
-        });
-      } catch (e) {
-        add({ name: 'periodic work scheduled', ok: false, found: describeError(e), fix: `launch the app once so WorkManager creates its database` });
+    add({ name: 'app installed', ok: info !== null, found: info === null ? `${pkg} not installed` : `${pkg}`, fix: `install a debug build of the app (./gradlew installDebug), or fix app.package in ${path}` });
+    if (info !== null) {
+      const runAs = await checkRunAs(device, pkg);
+      add({
+        name: 'debuggable (run-as)',
+        ok: runAs.ok,
+        found: runAs.ok ? `run-as works, uid ${runAs.uid}` : runAs.message,
+        fix: 'install a debuggable build (the debug variant, android:debuggable="true"): dedup-verify reads the app database through run-as',
+      });
+      const granted = hasNotificationPermission(info, api);
+      add({
+        name: 'notification permission',
+        ok: granted,
+        found: api >= 33 ? (granted ? 'POST_NOTIFICATIONS granted' : 'POST_NOTIFICATIONS not granted') : `not a runtime permission on API ${api}`,
+        fix: `adb -s ${serial} shell pm grant ${pkg} android.permission.POST_NOTIFICATIONS`,
+      });
+      if (runAs.ok) {
+        try {
+          const work = await readWorkSnapshot(device, config);
+          const spec = work.namedSpecs[0];
+          const job = spec?.systemId === undefined ? null : await findJob(device, { pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE });
+          add({
+            name: 'periodic work scheduled',
+            ok: job !== null,
+            found:
+              spec === undefined
+                ? `no periodic work named "${config.work.uniqueName}"`
+                : job === null
+                  ? `WorkSpec ${spec.id} has no registered job (force-stopped since it last ran?)`
+                  : `"${config.work.uniqueName}": job ${job.jobId}${job.namespace ? ` in namespace ${job.namespace}` : ''}, interval ${spec.intervalDuration} ms`,
+            fix: `launch the app once (${launch}); if it still fails, check work.uniqueName in ${path} (dedup-verify init lists the app's unique work)`,
+          });
+        } catch (e) {
+          add({ name: 'periodic work scheduled', ok: false, found: describeError(e), fix: `launch the app once so WorkManager creates its database and schedules the work: ${launch}` });
+        }
       }
     }
-    const autoTime = await getAutoTime(device);
-    const now = await readDeviceTimeMs(device);
-    const setTime = await device.shell(['cmd', 'alarm', 'set-time', String(now)]);
-    add({
-      name: 'clock can be set',
-      ok: setTime.exitCode === 0,
-      found: setTime.exitCode === 0 ? `cmd alarm set-time works (auto_time=${autoTime ?? 'unset'})` : (setTime.stderr || setTime.stdout.toString()).trim(),
-      fix: 'use an emulator image where `cmd alarm set-time` works, or a userdebug image where `adb root` works',
-    });
-    const reverses = await device.listReverses();
-    add({ name: 'adb reverse', ok: true, found: `${reverses.length} rule(s) present` });
+    add(await probeClock(device));
+    add(await probeReverse(device));
   } finally {
     await device.close();
   }
