@@ -45,7 +45,6 @@ export async function openHarnessContext(device: AndroidDevice, config: Config):
     linkBase: `https://feed.dedup-verify.test/bench-${randomUUID().slice(0, 8)}`,
     backupDir,
     nextRun: () => ++run,
-    markDatabaseChanged: () => undefined,
     progress: () => undefined,
     signal: new AbortController().signal,
   };

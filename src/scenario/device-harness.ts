@@ -59,8 +59,6 @@ export interface SessionContext {
   readonly backupDir: string;
   /** Next run number (runs are numbered across the session, so histories concatenate). */
   nextRun(): number;
-  /** Called when the app's database was changed by the harness (restore it at the end). */
-  markDatabaseChanged(): void;
   progress(text: string): void;
   /** Aborted on SIGINT/SIGTERM: the scenario stops at its next step. */
   readonly signal: AbortSignal;
@@ -509,7 +507,6 @@ export class DeviceHarness implements Harness {
       params: keys,
       backupDir: `${this.ctx.backupDir}/forget-${randomUUID()}`,
     });
-    this.ctx.markDatabaseChanged();
     this.note(`deleted ${result.deletedRows} row(s) from ${table}; ${result.remainingRows} remain; backup in ${result.backup.dir}`);
     this.record({ type: 'forgotten', t: await this.deviceNow(), items: keys });
     this.repro.push({
@@ -523,7 +520,6 @@ export class DeviceHarness implements Harness {
   }
 
   async clearAppData(): Promise<void> {
-    this.ctx.markDatabaseChanged();
     const out = await this.device.shellText(['pm', 'clear', this.pkg]);
     this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['pm', 'clear', this.pkg] });
     this.note(`$ pm clear ${this.pkg} → ${out.trim()}`);

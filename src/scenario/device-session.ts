@@ -112,7 +112,6 @@ export class DeviceSession {
       linkBase: `https://feed.dedup-verify.test/${randomUUID().slice(0, 8)}`,
       backupDir: join(this.state.backupDir, 'work'),
       nextRun: () => ++this.runCounter,
-      markDatabaseChanged: () => undefined,
       signal: this.signal,
       progress: (text) => this.progress(`${this.device.serial} ${label} [${((performance.now() - started) / 1000).toFixed(1)}s] ${text}`),
     };
