@@ -13,6 +13,7 @@ import { startFixtureServer } from '../../feed/fixture-server.js';
 import type { FeedSource, FixtureServer, JournalEntry } from '../../feed/fixture-server.js';
 import { parseFeed } from '../../feed/parse-feed.js';
 import type { CliIo } from '../main.js';
+import { untilStopped } from '../until-stopped.js';
 
 export const DEFAULT_FIXTURE = 'fresh-five';
 
@@ -75,22 +76,6 @@ function describeRequest(e: JournalEntry): string {
   const items = e.itemsServed === undefined ? '' : ` ${e.itemsServed.length} items`;
   const status = e.status === 0 ? (e.clientClosed ? 'client-closed' : 'no-response') : String(e.status);
   return `${e.method} ${e.path} ${status}${items}\n`;
-}
-
-/** Resolves when SIGINT, SIGTERM or `signal` asks to stop. */
-function untilStopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((done) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      signal?.removeEventListener('abort', stop);
-      done();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (signal?.aborted) stop();
-    else signal?.addEventListener('abort', stop);
-  });
 }
 
 export async function runServeFeed(opts: Readonly<Record<string, unknown>>, io: CliIo, control: ServeFeedControl = {}): Promise<number> {

@@ -9,6 +9,7 @@ import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
 import { API_LEVELS, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
 import { startVirtualDevices, type RunningVirtualDevice } from '../../virtual-device/server.js';
 import type { CliIo } from '../main.js';
+import { untilStopped } from '../until-stopped.js';
 
 /** More devices than this in one process is a typo, not a farm. */
 const MAX_COUNT = 64;
@@ -46,22 +47,6 @@ function readOptions(opts: Readonly<Record<string, unknown>>): VirtualDeviceCliO
   }
   if (!Array.isArray(bug) || !bug.every((b): b is string => typeof b === 'string')) throw new UsageError('--bug takes a bug name.');
   return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false };
-}
-
-/** Resolves when SIGINT, SIGTERM or `signal` asks to stop. */
-function untilStopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((done) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      signal?.removeEventListener('abort', stop);
-      done();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (signal?.aborted) stop();
-    else signal?.addEventListener('abort', stop);
-  });
 }
 
 export async function runVirtualDevice(opts: Readonly<Record<string, unknown>>, io: CliIo, control: VirtualDeviceControl = {}): Promise<number> {
