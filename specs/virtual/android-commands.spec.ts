@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 /**
  * The Android shell binaries of the model through the real adb binary: pm, am, run-as, settings,
  * sqlite3 (present, and absent on a `noSqlite3` device), dumpsys, cmd, and the WorkManager
@@ -5,9 +6,9 @@
  * command implementations under src/virtual-device/system/commands/).
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '../../src/feed/fixture-server.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { testDevices } from '../support/virtual-devices.js';
@@ -150,10 +151,21 @@ describe('android model: shell commands (adb only)', function () {
     expect((await sh('pm list packages')).out).to.include('package:android\n');
     expect((await sh(`pm path ${PKG}`)).out).to.match(/^package:\/data\/app\/~~.+\/base\.apk\n$/);
     expect((await sh('pm path com.example.nope')).code).to.equal(1);
-    const apk = join(work, 'app.apk');
-    writeFileSync(apk, 'PK\u0003\u0004 not really an apk');
+    // A file that is not an APK fails as PackageManagerShellCommand does (A14 setParamsSize).
+    const junk = join(work, 'junk.apk');
+    writeFileSync(junk, 'PK\u0003\u0004 not really an apk');
+    expect((await adb.adb(['-s', serial, 'push', junk, '/data/local/tmp/junk.apk'])).code).to.equal(0);
+    const refused = await sh('pm install /data/local/tmp/junk.apk');
+    expect([refused.out, refused.code]).to.deep.equal(['', 255]);
+    expect(refused.err).to.match(/^\nException occurred while executing 'install':\njava\.lang\.IllegalArgumentException: Error: Failed to parse APK file: \/data\/local\/tmp\/junk\.apk: /);
+    // A real APK (the UiAutomator2 test server shipped in the driver's npm package) installs.
+    const driverDir = dirname(createRequire(import.meta.url).resolve('appium-uiautomator2-driver/package.json'));
+    const apkName = join('appium-uiautomator2-server', 'apks', 'appium-uiautomator2-server-debug-androidTest.apk');
+    const apk = [join(driverDir, 'node_modules', apkName), join(driverDir, '..', apkName)].find((p) => existsSync(p));
+    if (apk === undefined) throw new Error(`no ${apkName} next to appium-uiautomator2-driver (${driverDir}); run npm ci`);
     expect((await adb.adb(['-s', serial, 'push', apk, '/data/local/tmp/app.apk'])).code).to.equal(0);
     expect(await sh('pm install /data/local/tmp/app.apk')).to.deep.equal({ out: 'Success\n', err: '', code: 0 });
+    expect((await sh('pm list packages io.appium.uiautomator2.server.test')).out).to.equal('package:io.appium.uiautomator2.server.test\n');
     const dumped = (await sh(`dumpsys package ${PKG}`)).out;
     expect(dumped).to.include('    userId=10190\n');
     expect(dumped).to.match(/^ {4}flags=\[ DEBUGGABLE HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP \]$/m);

@@ -6,9 +6,14 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type { VirtualDevice } from '../device.js';
-import { Uid, type LogPriority } from '../types.js';
+import { LogPriority, Uid } from '../types.js';
 import { ActivityManagerService } from './activity-manager.js';
-import type { AppContext, AppDefinition, AppFiles, AppJobScheduler, AppNotificationManager, JobParameters } from './app-framework.js';
+import type { AppComponentsApi, AppContext, AppDefinition, AppFiles, AppInstance, AppJobScheduler, AppManifest, AppNotificationManager, JobParameters, NotificationSpec } from './app-framework.js';
+import { NotificationFlag } from './app-framework.js';
+import { readApkManifest, type ApkManifest } from './apk-parser.js';
+import { InstrumentationController } from './instrumentation.js';
+import { NotificationListeners } from './notification-listeners.js';
+import { notificationToString } from './notification-record.js';
 import type { AppProcess } from './app-process.js';
 import { IdentityHashes } from './java-lang.js';
 import { JobSchedulerService, type JobStatus } from './job-scheduler.js';
@@ -24,6 +29,20 @@ export const SYSTEM_SERVER_PID = 541;
 
 export const ANDROID_SYSTEM_EXTENSION = 'android.system';
 
+/** Builds the code of an installed package from its manifest (apps the model knows by package name). */
+export type AppModelFactory = (manifest: AppManifest) => AppDefinition;
+
+/** Why `pm install` refused an APK: PackageManager.INSTALL_* code name and message. */
+export class InstallFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InstallFailure';
+  }
+}
+
 export class AndroidSystem {
   readonly device: VirtualDevice;
   readonly log: SystemLog;
@@ -33,6 +52,10 @@ export class AndroidSystem {
   readonly notifications: NotificationManagerService;
   readonly jobs: JobSchedulerService;
   readonly activities: ActivityManagerService;
+  readonly listeners: NotificationListeners;
+  readonly instrumentation: InstrumentationController;
+  /** Code for packages installed from an APK, by package name; others install without code. */
+  readonly appModels = new Map<string, AppModelFactory>();
   private readonly bootTimeMs: number;
 
   constructor(device: VirtualDevice) {
@@ -76,9 +99,14 @@ export class AndroidSystem {
       onPackageRestarted: (pkg) => {
         this.jobs.cancelJobsForPackage(pkg, 'app force stopped');
         this.notifications.cancelAllForPackage(pkg, CancelReason.PACKAGE_CHANGED);
+        this.instrumentation.onPackageForceStopped(pkg);
       },
       spawnProcess: (spec) => processTableOf(device).spawn({ name: spec.name, uid: spec.uid, ppid: ZYGOTE_PID, startMs: spec.startMs, onSignal: spec.onSignal }),
+      onProcessStarted: (record) => this.listeners.onProcessStarted(record),
+      nextIdentityHash: () => this.hashes.next(),
     });
+    this.listeners = new NotificationListeners(this);
+    this.instrumentation = new InstrumentationController(this);
     const table = processTableOf(device);
     const boot = this.bootTimeMs;
     for (const p of [
@@ -106,6 +134,71 @@ export class AndroidSystem {
       await this.device.fs.mkdir(`${dataDir}/${sub}`, Uid.root, { mode: 0o771, owner: { uid: state.uid, gid: state.uid } });
     }
     return state;
+  }
+
+  /**
+   * `pm install` / `cmd package install`: parses the APK's manifest, checks it as
+   * PackageManagerService.preparePackageLI does (downgrade refused unless -d on a debuggable
+   * package; SDK level), installs or replaces the package and creates its data directory.
+   * Throws InstallFailure with the INSTALL_* code `pm` prints in `Failure [CODE: message]`.
+   */
+  async installApk(apk: Buffer, options: { grantRuntimePermissions: boolean; allowDowngrade: boolean; apkPath: string }): Promise<PackageState> {
+    let parsed: ApkManifest;
+    try {
+      parsed = readApkManifest(apk);
+    } catch (e) {
+      throw new InstallFailure('INSTALL_PARSE_FAILED_NOT_APK', `Failed to parse ${options.apkPath}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (parsed.minSdk > this.device.apiLevel) {
+      throw new InstallFailure('INSTALL_FAILED_OLDER_SDK', `Failed parse during installPackageLI: /data/app/vmdl.tmp/base.apk (at Binary XML file line #7): Requires newer sdk version #${parsed.minSdk} (current version is #${this.device.apiLevel})`);
+    }
+    const old = this.packages.get(parsed.packageName);
+    if (old?.system === true) {
+      throw new InstallFailure('INSTALL_FAILED_UPDATE_INCOMPATIBLE', `Package ${parsed.packageName} is a system package; the model does not update system packages`);
+    }
+    if (old !== undefined && parsed.versionCode < old.versionCode && !(options.allowDowngrade && old.debuggable)) {
+      throw new InstallFailure('INSTALL_FAILED_VERSION_DOWNGRADE', `Downgrade detected: Update version code ${parsed.versionCode} is older than current ${old.versionCode}`);
+    }
+    const manifest: AppManifest = {
+      packageName: parsed.packageName,
+      uid: this.packages.uidFor(parsed.packageName),
+      debuggable: parsed.debuggable,
+      versionCode: parsed.versionCode,
+      versionName: parsed.versionName,
+      minSdk: parsed.minSdk,
+      targetSdk: parsed.targetSdk,
+      requestedPermissions: parsed.requestedPermissions,
+      activities: parsed.activities,
+      receivers: parsed.receivers,
+      services: parsed.services,
+      instrumentations: parsed.instrumentations,
+    };
+    if (old !== undefined) this.activities.forceStop(parsed.packageName, 'installPackageLI');
+    const factory = this.appModels.get(parsed.packageName);
+    const definition = factory === undefined ? inertApp(manifest) : factory(manifest);
+    const { state, replaced } = this.packages.installFromShell(definition, this.device.clock.now(), { grantRuntimePermissions: options.grantRuntimePermissions });
+    if (!replaced) await this.createDataDir(state);
+    this.log.slog(LogPriority.I, 'PackageManager', `${replaced ? 'Update' : 'New'} package ${state.packageName} codePath=${state.codePath} versionCode=${state.versionCode}`);
+    return state;
+  }
+
+  /** `pm uninstall PKG`: stops it, removes its data and its package record. */
+  async uninstall(packageName: string): Promise<boolean> {
+    const state = this.packages.get(packageName);
+    if (state === undefined || state.system) return false;
+    this.activities.forceStop(packageName, 'deletePackageX');
+    this.notifications.clearChannels(packageName);
+    this.packages.remove(packageName);
+    await this.device.fs.rm(`/data/data/${packageName}`, Uid.root, { recursive: true, force: true });
+    return true;
+  }
+
+  private async createDataDir(state: PackageState): Promise<void> {
+    const dataDir = `/data/data/${state.packageName}`;
+    await this.device.fs.mkdir(dataDir, Uid.root, { mode: 0o700, owner: { uid: state.uid, gid: state.uid } });
+    for (const sub of ['cache', 'code_cache']) {
+      await this.device.fs.mkdir(`${dataDir}/${sub}`, Uid.root, { mode: 0o771, owner: { uid: state.uid, gid: state.uid } });
+    }
   }
 
   /** `pm clear`: force-stop, wipe the data directory, drop notification channels. */
@@ -173,6 +266,21 @@ export class AndroidSystem {
       areNotificationsEnabled: () => this.packages.hasPostNotifications(name),
     };
     const files = createAppFiles(device, `/data/user/0/${name}`);
+    const components: AppComponentsApi = {
+      startService: async (serviceClass, intent) => {
+        process.throwIfDead();
+        await this.activities.startService(pkg, serviceClass, intent);
+      },
+      startForeground: async (serviceClass, id, notification: NotificationSpec) => {
+        process.throwIfDead();
+        const n: NotificationSpec = { ...notification, flags: notification.flags | NotificationFlag.FLAG_FOREGROUND_SERVICE | NotificationFlag.FLAG_NO_CLEAR };
+        this.activities.setForeground(name, serviceClass, id, notificationToString(n));
+        notifications.enqueue({ pkg: name, opPkg: name, callingUid: uid, callingPid: process.pid, userId: 0, tag: null, id, notification: n });
+        await process.checkpoint();
+      },
+      registerReceiver: (receiverClass, action) => this.activities.registerReceiver(process, receiverClass, action),
+      getSecureSetting: (key) => this.settings.get('secure', key),
+    };
     return {
       process,
       packageName: name,
@@ -192,8 +300,21 @@ export class AndroidSystem {
       historicalProcessExitReasons: () => this.activities.exitInfos(name),
       connect: (port: number): Promise<Duplex> => process.guard(device.network.connect(port)),
       bugs: new Set(device.options.bugs ?? []),
+      components,
     };
   }
+}
+
+/** A package installed from an APK the model has no code for: its components start and do nothing. */
+function inertApp(manifest: AppManifest): AppDefinition {
+  const instance: AppInstance = {
+    onCreate: () => Promise.resolve(),
+    onActivityCreate: () => Promise.resolve(),
+    onReceive: () => Promise.resolve(undefined),
+    onStartJob: () => Promise.resolve(false),
+    onStopJob: () => Promise.resolve(false),
+  };
+  return { manifest, createInstance: () => instance };
 }
 
 /** File access for an app: host files under the device directory, owned by the app through its data dir. */

@@ -6,6 +6,8 @@ import type { VirtualDevice } from '../device.js';
 import { feedNotifierApp } from '../apps/feed-notifier/feed-notifier-app.js';
 import { ANDROID_SYSTEM_EXTENSION, AndroidSystem } from './android-system.js';
 import { amCommand } from './commands/am.js';
+import { appopsCommand } from './commands/appops.js';
+import { base64 } from './commands/base64.js';
 import { cmdCommand } from './commands/cmd.js';
 import { dumpsysCommand } from './commands/dumpsys.js';
 import { inputCommand } from './commands/input.js';
@@ -13,6 +15,7 @@ import { pmCommand } from './commands/pm.js';
 import { runAsCommand } from './commands/run-as.js';
 import { settingsCommand } from './commands/settings.js';
 import { sqlite3Command } from './commands/sqlite3.js';
+import { installAppiumSupport } from '../uia2/index.js';
 
 export { AndroidSystem, getAndroidSystem } from './android-system.js';
 
@@ -27,8 +30,11 @@ export async function installAndroidModel(device: VirtualDevice): Promise<void> 
   commands.register('settings', settingsCommand(system));
   commands.register('run-as', runAsCommand(system));
   commands.register('input', inputCommand(system));
+  commands.register('appops', appopsCommand(system));
+  commands.register('base64', base64);
   // sqlite3 is in PRODUCT_PACKAGES_DEBUG (userdebug/eng builds only): a `--no-sqlite3` device has
   // none, and the shell reports `sqlite3: inaccessible or not found` for it.
   if (device.options.noSqlite3 !== true) commands.register('sqlite3', sqlite3Command(system));
   await system.install(feedNotifierApp);
+  installAppiumSupport(system);
 }

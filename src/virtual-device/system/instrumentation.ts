@@ -21,6 +21,7 @@ import type { AndroidSystem } from './android-system.js';
 import type { AppProcess } from './app-process.js';
 import type { InstrumentationSpec } from './app-framework.js';
 import { flattenToString, type ComponentName } from './intent.js';
+import { formatUid } from './java-lang.js';
 import type { PackageState } from './package-manager.js';
 import { LogPriority } from '../types.js';
 
@@ -108,7 +109,7 @@ export class InstrumentationController {
         resolveDone();
         // finishInstrumentationLocked: the instrumented process is removed.
         if (record.process.alive) {
-          this.system.log.slog(LogPriority.I, 'ActivityManager', `Killing ${record.process.pid}:${record.process.name}/u0a${target.uid - 10000} (adj 0): finished inst`);
+          this.system.log.slog(LogPriority.I, 'ActivityManager', `Killing ${record.process.pid}:${record.process.name}/${formatUid(target.uid)} (adj 0): finished inst`);
           record.process.kill('finished inst');
         }
       },

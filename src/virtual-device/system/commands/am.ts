@@ -6,13 +6,20 @@
  * runSendBroadcast adds FLAG_RECEIVER_FROM_SHELL, prints `Broadcasting: <Intent>`, waits for the
  * ordered broadcast and prints `Broadcast completed: result=<code>[, data="<data>"]`).
  * On Android 11+ /system/bin/am runs `cmd activity "$@"` for these commands.
+ * `am instrument` (ActivityManagerShellCommand.runInstrument + cmds/am Instrument.java): options
+ * -r -e -p -w --user --no-window-animation --no-hidden-api-checks …; with -w the
+ * TextStatusReporter prints each status bundle as sorted `INSTRUMENTATION_STATUS: k=v` lines and
+ * `INSTRUMENTATION_STATUS_CODE: n` (or, without -r, only its `stream` value) and the result as
+ * `INSTRUMENTATION_RESULT: k=v` + `INSTRUMENTATION_CODE: n` (or the `stream` value); a start
+ * that fails throws AndroidException `INSTRUMENTATION_FAILED: <pkg>/<cls>`.
  */
 import type { CommandContext } from '../../types.js';
+import type { Bundle } from '../instrumentation.js';
 import { StartResult } from '../activity-manager.js';
 import type { AndroidSystem } from '../android-system.js';
-import { IntentFlag, intentToString } from '../intent.js';
+import { IntentFlag, flattenToString, intentToString, parseComponentName } from '../intent.js';
 import { parseIntentArgs } from './intent-args.js';
-import { handleDefaultCommands, parseJavaInt, runShellCommand, type CommandOutput, type ShellArgs } from './shell-command.js';
+import { JavaException, handleDefaultCommands, illegalArgument, parseJavaInt, runShellCommand, type CommandOutput, type ShellArgs } from './shell-command.js';
 
 /** NO_CLASS_ERROR_CODE printed before "Error: Activity class ... does not exist." */
 const NO_CLASS_ERROR_CODE = 'Error type 3';
@@ -112,9 +119,84 @@ async function runBroadcast(system: AndroidSystem, args: ShellArgs, out: Command
   return 0;
 }
 
-export function amHandler(system: AndroidSystem): (cmd: string | null, args: ShellArgs, out: CommandOutput) => Promise<number> {
+/** Options of runInstrument that take no value. */
+const INSTRUMENT_FLAGS = new Set(['-r', '-w', '-m', '--no-window-animation', '--no-hidden-api-checks', '--no-test-api-access', '--no-isolated-storage', '--no-logcat', '--no-restart']);
+
+function sortedKeys(b: Bundle): string[] {
+  return [...b.keys()].sort();
+}
+
+async function runInstrument(system: AndroidSystem, ctx: CommandContext | undefined, args: ShellArgs, out: CommandOutput): Promise<number> {
+  let wait = false;
+  let raw = false;
+  const extras = new Map<string, string>();
+  let opt: string | null;
+  while ((opt = args.getNextOption()) !== null) {
+    if (opt === '-e') {
+      const key = args.getNextArgRequired();
+      extras.set(key, args.getNextArgRequired());
+    } else if (opt === '-p' || opt === '--user' || opt === '--abi' || opt === '-f') {
+      args.getNextArgRequired();
+    } else if (INSTRUMENT_FLAGS.has(opt)) {
+      if (opt === '-w') wait = true;
+      if (opt === '-r') raw = true;
+    } else {
+      out.errPrintln(`Error: Unknown option: ${opt}`);
+      return -1;
+    }
+  }
+  const cnArg = args.getNextArgRequired();
+  const component = parseComponentName(cnArg);
+  if (component === undefined) throw illegalArgument(`Bad component name: ${cnArg}`);
+  // Status lines go out as they come (the watcher prints from binder callbacks).
+  const write = (text: string): void => {
+    if (ctx !== undefined) void ctx.stdout.write(text);
+    else out.print(text);
+  };
+  const printBundle = (prefix: string, codeLine: string, code: number, b: Bundle, newline: boolean): void => {
+    const pretty = raw ? undefined : b.get('stream');
+    if (pretty !== undefined) {
+      write(newline ? `${pretty}\n` : pretty);
+      return;
+    }
+    write(sortedKeys(b).map((k) => `${prefix}: ${k}=${b.get(k) ?? ''}\n`).join('') + `${codeLine}: ${code}\n`);
+  };
+  let resolveFinished: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    resolveFinished = resolve;
+  });
+  const watcher = wait
+    ? {
+        status: (code: number, b: Bundle) => printBundle('INSTRUMENTATION_STATUS', 'INSTRUMENTATION_STATUS_CODE', code, b, false),
+        finished: (code: number, b: Bundle) => {
+          printBundle('INSTRUMENTATION_RESULT', 'INSTRUMENTATION_CODE', code, b, true);
+          resolveFinished();
+        },
+      }
+    : undefined;
+  if (!(await system.instrumentation.start(component, extras, watcher))) {
+    throw new JavaException('android.util.AndroidException', `INSTRUMENTATION_FAILED: ${flattenToString(component)}`, [
+      '\tat com.android.commands.am.Instrument.run(Instrument.java:567)',
+      '\tat com.android.server.am.ActivityManagerShellCommand.runInstrument(ActivityManagerShellCommand.java:1487)',
+    ]);
+  }
+  if (!wait) return 0;
+  // The am process ends when the instrumentation finishes, or when its adb stream is closed (the
+  // instrumentation itself keeps running: it lives in the target process).
+  const aborted = new Promise<void>((resolve) => {
+    if (ctx === undefined) return;
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([finished, aborted]);
+  return 0;
+}
+
+export function amHandler(system: AndroidSystem, ctx?: CommandContext): (cmd: string | null, args: ShellArgs, out: CommandOutput) => Promise<number> {
   return async (cmd, args, out) => {
     switch (cmd ?? '') {
+      case 'instrument':
+        return runInstrument(system, ctx, args, out);
       case 'start':
       case 'start-activity':
         return runStart(system, args, out);
@@ -137,5 +219,5 @@ export function amHandler(system: AndroidSystem): (cmd: string | null, args: She
 }
 
 export function amCommand(system: AndroidSystem): (ctx: CommandContext) => Promise<number> {
-  return (ctx) => runShellCommand(ctx, ctx.argv.slice(1), amHandler(system));
+  return (ctx) => runShellCommand(ctx, ctx.argv.slice(1), amHandler(system, ctx));
 }

@@ -8,20 +8,23 @@ import type { CommandContext } from '../../types.js';
 import type { AndroidSystem } from '../android-system.js';
 import { alarmHandler } from './alarm-cmd.js';
 import { amHandler } from './am.js';
+import { appopsHandler } from './appops.js';
 import { jobschedulerHandler } from './jobscheduler-cmd.js';
 import { notificationHandler } from './notification-cmd.js';
 import { pmHandler } from './pm.js';
 import { runShellCommand, type ShellCommandHandler } from './shell-command.js';
 import { settingsHandler } from './settings.js';
 
-export const CMD_SERVICES = ['activity', 'alarm', 'jobscheduler', 'notification', 'package', 'settings'] as const;
+export const CMD_SERVICES = ['activity', 'alarm', 'appops', 'jobscheduler', 'notification', 'package', 'settings'] as const;
 
 export function serviceHandler(system: AndroidSystem, ctx: CommandContext, service: string): ShellCommandHandler | undefined {
   switch (service) {
     case 'activity':
-      return amHandler(system);
+      return amHandler(system, ctx);
     case 'alarm':
       return alarmHandler(system, ctx.uid);
+    case 'appops':
+      return appopsHandler(system);
     case 'jobscheduler':
       return jobschedulerHandler(system, ctx.uid);
     case 'notification':

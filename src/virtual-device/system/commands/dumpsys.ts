@@ -5,12 +5,54 @@
  * `-l` prints `Currently running services:` and the names.
  * JobSchedulerService.dumpInternal: a package argument filters to its uid; an unknown package
  * prints `Invalid package: <pkg>`.
+ * `dumpsys activity services [PKG]` (A14 ActiveServices.ServiceDumper, ServiceRecord.toString and
+ * dump: `isForeground=… foregroundId=… types=%08X foregroundNoti=…` only for foreground services;
+ * `(nothing)` when no service matches). `dumpsys deviceidle whitelist +PKG` prints `Added: PKG`
+ * (DeviceIdleController.onShellCommand via dump; an unknown package prints `Unknown package: PKG`).
  */
 import type { CommandContext } from '../../types.js';
 import type { AndroidSystem } from '../android-system.js';
 import { dumpPackage } from './pm.js';
+import { flattenToShortString } from '../intent.js';
+import { formatDuration, formatUid, integerToHexString } from '../java-lang.js';
 
-const SERVICES = ['activity', 'alarm', 'jobscheduler', 'notification', 'package', 'settings'];
+/** `dumpsys activity services [PKG]`. */
+function dumpServices(system: AndroidSystem, pkgFilter: string | undefined): string {
+  const lines = ['ACTIVITY MANAGER SERVICES (dumpsys activity services)'];
+  const services = system.activities.startedServices(pkgFilter);
+  if (services.length === 0) {
+    lines.push('  (nothing)');
+    return lines.map((l) => `${l}\n`).join('');
+  }
+  const nowElapsed = system.device.clock.elapsedRealtime();
+  lines.push('  User 0 active services:');
+  for (const sr of services) {
+    const pkg = system.packages.get(sr.component.packageName);
+    const record = system.activities.processOf(sr.component.packageName);
+    const short = flattenToShortString(sr.component);
+    const manifest = pkg?.definition?.manifest.services.find((x) => x.name === sr.component.className);
+    lines.push(`  * ServiceRecord{${integerToHexString(sr.identityHash)} u0 ${short} c:${sr.component.packageName}}`);
+    lines.push(`    intent={cmp=${short}}`);
+    lines.push(`    packageName=${sr.component.packageName}`);
+    lines.push(`    processName=${sr.component.packageName}`);
+    if (manifest?.permission !== undefined) lines.push(`    permission=${manifest.permission}`);
+    if (pkg !== undefined) {
+      lines.push(`    baseDir=${system.packages.apkPath(pkg)}`);
+      lines.push(`    dataDir=${system.packages.dataDir(pkg.packageName)}`);
+    }
+    lines.push(`    app=${record === undefined ? 'null' : `ProcessRecord{${integerToHexString(record.process.pid * 7919)} ${record.process.pid}:${record.process.name}/${formatUid(record.process.uid)}}`}`);
+    if (sr.isForeground || sr.foregroundId !== 0) {
+      lines.push(`    isForeground=${String(sr.isForeground)} foregroundId=${sr.foregroundId} types=00000000 foregroundNoti=${sr.foregroundNoti ?? 'null'}`);
+    }
+    lines.push(`    createTime=${formatDuration(sr.createRealtimeMs - nowElapsed)} startingBgTimeout=--`);
+    lines.push(`    lastActivity=${formatDuration(sr.lastActivityMs - nowElapsed)} restartTime=${formatDuration(sr.lastActivityMs - nowElapsed)} createdFromFg=true`);
+    lines.push(`    startRequested=true delayedStop=false stopIfKilled=false callStart=true lastStartId=${sr.lastStartId}`);
+    lines.push('');
+  }
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+const SERVICES = ['activity', 'alarm', 'deviceidle', 'jobscheduler', 'notification', 'package', 'settings'];
 
 function dumpService(system: AndroidSystem, service: string, args: readonly string[]): string | undefined {
   switch (service) {
@@ -29,7 +71,20 @@ function dumpService(system: AndroidSystem, service: string, args: readonly stri
       const p = system.packages.get(name);
       return p === undefined ? '' : dumpPackage(system, p);
     }
+    case 'deviceidle': {
+      if (args[0] !== 'whitelist') return '';
+      return args
+        .slice(1)
+        .filter((a) => a.startsWith('+') || a.startsWith('-'))
+        .map((a) => {
+          const name = a.slice(1);
+          if (system.packages.get(name) === undefined) return `Unknown package: ${name}\n`;
+          return a.startsWith('+') ? `Added: ${name}\n` : `Removed: ${name}\n`;
+        })
+        .join('');
+    }
     case 'activity': {
+      if (args[0] === 'services' || args[0] === 's') return dumpServices(system, args.slice(1).find((a) => !a.startsWith('-')));
       const lines = ['ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)'];
       for (const r of system.activities.processes()) {
         lines.push(`  *APP* UID ${r.process.uid} ProcessRecord{${r.process.pid.toString(16)} ${r.process.pid}:${r.process.name}/u0a${r.process.uid - 10000}}`);

@@ -8,6 +8,7 @@
  */
 import { Uid } from '../../types.js';
 import type { AndroidSystem } from '../android-system.js';
+import { parseComponentName } from '../intent.js';
 import { handleDefaultCommands, type CommandOutput, type ShellArgs } from './shell-command.js';
 
 function printHelp(out: CommandOutput): void {
@@ -53,9 +54,16 @@ export function notificationHandler(system: AndroidSystem, callerUid: number): (
         return 0;
       }
       case 'allow_listener':
-      case 'disallow_listener':
-        args.getNextArgRequired();
+      case 'disallow_listener': {
+        // NotificationShellCmd: `Invalid listener - must be a ComponentName` for a bad argument.
+        const cn = parseComponentName(args.getNextArgRequired());
+        if (cn === undefined) {
+          out.println('Invalid listener - must be a ComponentName');
+          return 255;
+        }
+        system.listeners.setApproved(cn, cmd === 'allow_listener');
         return 0;
+      }
       default:
         return handleDefaultCommands(cmd, out, printHelp);
     }

@@ -8,12 +8,27 @@
  * (an unknown permission throws IllegalArgumentException "Unknown permission: <name>", which
  * BasicShellCommandHandler prints as "Exception occurred while executing 'grant':"), and
  * Settings.dumpPackageLPr for the dump layout (userId=, flags=[ ... ], runtime permissions).
+ * Install/uninstall (PackageManagerShellCommand runInstall/doRunInstall, doWriteSplit,
+ * doCommitSession, runUninstall): the APK comes from PATH or, for `-` / no path with `-S SIZE`,
+ * exactly SIZE bytes of stdin (how `adb install` streams it: `exec:cmd package install -S N`);
+ * success prints `Success`; a refusal prints `Failure [CODE: message]` on stdout and returns 1
+ * (a streamed APK that does not parse: `INSTALL_PARSE_FAILED_NOT_APK`), while a file that does
+ * not parse fails earlier, in setParamsSize, with IllegalArgumentException `Error: Failed to
+ * parse APK file: PATH: …` (A14);
+ * `-r` is ignored (replace is the default), `-g` grants runtime permissions, `-d` allows a
+ * downgrade of a debuggable package; `uninstall` prints `Success`, or
+ * `Failure [DELETE_FAILED_INTERNAL_ERROR]` for an unknown package (`Failure [not installed for
+ * N]` when a user was named). `list packages --show-versioncode` appends ` versionCode:N`;
+ * `list instrumentation [-f] [TARGET]` prints `instrumentation:<cn short> (target=<pkg>)` sorted
+ * by target package.
  */
+import { readFile } from 'node:fs/promises';
 import type { CommandContext } from '../../types.js';
 import { Uid } from '../../types.js';
-import type { AndroidSystem } from '../android-system.js';
+import { InstallFailure, type AndroidSystem } from '../android-system.js';
 import type { PackageState } from '../package-manager.js';
 import { JavaException, handleDefaultCommands, illegalArgument, runShellCommand, type CommandOutput, type ShellArgs } from './shell-command.js';
+import { readApkManifest } from '../apk-parser.js';
 import { resolveAndroidPath } from '../../fs/android-path.js';
 
 function printHelp(out: CommandOutput): void {
@@ -114,15 +129,16 @@ export function pmHandler(system: AndroidSystem, ctx: CommandContext): (cmd: str
     switch (cmd ?? '') {
       case 'list': {
         const what = args.getNextArg();
-        if (what !== 'packages' && what !== 'package') {
+        if (what !== 'packages' && what !== 'package' && what !== 'instrumentation') {
           out.errPrintln(`Error: unknown list type '${what ?? ''}'`);
           return -1;
         }
+        if (what === 'instrumentation') return listInstrumentation(system, args, out);
         let opt: string | null;
         const opts = new Set<string>();
         while ((opt = args.getNextOption()) !== null) {
-          if (opt === '--user') args.getNextArgRequired();
-          else if (['-f', '-3', '-s', '-U', '-d', '-e', '-i', '-l', '-u'].includes(opt)) opts.add(opt);
+          if (opt === '--user' || opt === '--uid') args.getNextArgRequired();
+          else if (['-f', '-3', '-s', '-U', '-d', '-e', '-i', '-l', '-u', '-a', '--show-versioncode', '--apex-only'].includes(opt)) opts.add(opt);
           else {
             out.errPrintln(`Error: Unknown option: ${opt}`);
             return -1;
@@ -139,6 +155,7 @@ export function pmHandler(system: AndroidSystem, ctx: CommandContext): (cmd: str
           let line = 'package:';
           if (opts.has('-f')) line += `${pm.apkPath(p)}=`;
           line += p.packageName;
+          if (opts.has('--show-versioncode')) line += ` versionCode:${p.versionCode}`;
           if (opts.has('-U')) line += ` uid:${p.uid}`;
           out.println(line);
         }
@@ -179,28 +196,10 @@ export function pmHandler(system: AndroidSystem, ctx: CommandContext): (cmd: str
         p.runtimePermissions.set(perm, cmd === 'grant');
         return 0;
       }
-      case 'install': {
-        let opt: string | null;
-        while ((opt = args.getNextOption()) !== null) {
-          if (opt === '--user' || opt === '-i' || opt === '-p' || opt === '--install-location') args.getNextArgRequired();
-        }
-        const path = args.getNextArg();
-        if (path === null) {
-          out.errPrintln('Error: must either specify a package size or an APK file');
-          return 1;
-        }
-        const abs = resolveAndroidPath(path, ctx.cwd);
-        const readable = (await system.device.fs.exists(abs)) && (await system.device.fs.access(abs, Uid.system, 4));
-        if (!readable) {
-          out.errPrintln(`Error: Can't open file: ${abs}`);
-          out.errPrintln('Exception occurred while executing \'install\':');
-          out.errPrintln(`java.lang.IllegalArgumentException: Error: Can't open file: ${abs}`);
-          return 1;
-        }
-        pm.installedFiles.push({ path: abs, timeMs: system.device.clock.now() });
-        out.println('Success');
-        return 0;
-      }
+      case 'install':
+        return runInstall(system, ctx, args, out);
+      case 'uninstall':
+        return runUninstall(system, args, out);
       case 'dump': {
         const name = args.getNextArgRequired();
         const p = pm.get(name);
@@ -212,6 +211,131 @@ export function pmHandler(system: AndroidSystem, ctx: CommandContext): (cmd: str
         return handleDefaultCommands(cmd, out, printHelp);
     }
   };
+}
+
+/** runListInstrumentation: `instrumentation:<pkg>/<cls> (target=<pkg>)`, sorted by target. */
+function listInstrumentation(system: AndroidSystem, args: ShellArgs, out: CommandOutput): number {
+  let showSourceDir = false;
+  let target: string | null = null;
+  let opt: string | null;
+  while ((opt = args.getNextArg()) !== null) {
+    if (opt === '-f') showSourceDir = true;
+    else if (!opt.startsWith('-')) target = opt;
+    else {
+      out.println(`Error: Unknown option: ${opt}`);
+      return -1;
+    }
+  }
+  const list = system.packages
+    .instrumentations()
+    .filter(({ info }) => target === null || info.targetPackage === target)
+    .sort((a, b) => (a.info.targetPackage < b.info.targetPackage ? -1 : a.info.targetPackage > b.info.targetPackage ? 1 : 0));
+  for (const { pkg, info } of list) {
+    const short = info.name.startsWith(`${pkg.packageName}.`) ? info.name.slice(pkg.packageName.length) : info.name;
+    out.println(`instrumentation:${showSourceDir ? `${system.packages.apkPath(pkg)}=` : ''}${pkg.packageName}/${short} (target=${info.targetPackage})`);
+  }
+  return 0;
+}
+
+/** Options `pm install` takes a value for (PackageManagerShellCommand.makeInstallParams). */
+const INSTALL_OPTIONS_WITH_VALUE = new Set(['-i', '--user', '-p', '--pkg', '-S', '--abi', '--install-location', '--install-reason', '--originating-uri', '--referrer', '--update-ownership', '--apex', '--staged-ready-timeout', '--enable-rollback']);
+const INSTALL_FLAGS = new Set(['-l', '-r', '-R', '-t', '-f', '-d', '-g', '--restrict-permissions', '--dont-kill', '--full', '--instant', '--ephemeral', '--preload', '--force-uuid', '--force-sdk', '--staged', '--force-queryable', '--skip-verification', '--bypass-low-target-sdk-block', '--streaming', '--incremental', '--no-incremental']);
+
+async function readStdin(ctx: CommandContext, size: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of ctx.stdin) {
+    parts.push(Buffer.from(chunk));
+    total += chunk.length;
+    if (size >= 0 && total >= size) break;
+  }
+  const all = Buffer.concat(parts);
+  return size >= 0 ? all.subarray(0, size) : all;
+}
+
+async function runInstall(system: AndroidSystem, ctx: CommandContext, args: ShellArgs, out: CommandOutput): Promise<number> {
+  let size = -1;
+  let grant = false;
+  let downgrade = false;
+  let opt: string | null;
+  while ((opt = args.getNextOption()) !== null) {
+    if (INSTALL_OPTIONS_WITH_VALUE.has(opt)) {
+      const value = args.getNextArgRequired();
+      if (opt === '-S') {
+        size = Number(value);
+        if (!Number.isInteger(size) || size <= 0) throw illegalArgument('Size must be positive');
+      }
+    } else if (INSTALL_FLAGS.has(opt)) {
+      if (opt === '-g') grant = true;
+      if (opt === '-d') downgrade = true;
+    } else {
+      throw illegalArgument(`Unknown option ${opt}`);
+    }
+  }
+  const path = args.getNextArg();
+  let apk: Buffer;
+  let apkPath: string;
+  if (path === null || path === '-') {
+    if (size < 0) {
+      out.println('Error: must either specify a package size or an APK file');
+      return 1;
+    }
+    apk = await readStdin(ctx, size);
+    apkPath = `/data/app/vmdl${100_000_000 + Math.floor(Math.random() * 900_000_000)}.tmp/base.apk`;
+    if (apk.length < size) {
+      out.println(`Failure [INSTALL_FAILED_INVALID_APK: Failed to write: expected ${size} bytes, got ${apk.length}]`);
+      return 1;
+    }
+  } else {
+    const abs = resolveAndroidPath(path, ctx.cwd);
+    const readable = (await system.device.fs.exists(abs)) && (await system.device.fs.access(abs, Uid.system, 4));
+    if (!readable) {
+      out.errPrintln(`Error: Can't open file: ${abs}`);
+      out.errPrintln('Exception occurred while executing \'install\':');
+      out.errPrintln(`java.lang.IllegalArgumentException: Error: Can't open file: ${abs}`);
+      return 1;
+    }
+    apk = await readFile(system.device.hostPath(abs));
+    apkPath = abs;
+    // setParamsSize parses a file's ApkLite before any session exists: a file that is not an APK
+    // is an IllegalArgumentException (exit 255), not a `Failure [...]` line.
+    try {
+      readApkManifest(apk);
+    } catch (e) {
+      throw new JavaException('java.lang.IllegalArgumentException', `Error: Failed to parse APK file: ${abs}: Failed to parse ${abs}: ${e instanceof Error ? e.message : String(e)}`, [
+        '\tat com.android.server.pm.PackageManagerShellCommand.setParamsSize(PackageManagerShellCommand.java:562)',
+        '\tat com.android.server.pm.PackageManagerShellCommand.doRunInstall(PackageManagerShellCommand.java:1469)',
+        '\tat com.android.server.pm.PackageManagerShellCommand.runInstall(PackageManagerShellCommand.java:1435)',
+      ]);
+    }
+    system.packages.installedFiles.push({ path: abs, timeMs: system.device.clock.now() });
+  }
+  try {
+    await system.installApk(apk, { grantRuntimePermissions: grant, allowDowngrade: downgrade, apkPath });
+  } catch (e) {
+    if (!(e instanceof InstallFailure)) throw e;
+    out.println(`Failure [${e.code}: ${e.message}]`);
+    return 1;
+  }
+  out.println('Success');
+  return 0;
+}
+
+async function runUninstall(system: AndroidSystem, args: ShellArgs, out: CommandOutput): Promise<number> {
+  let user: string | undefined;
+  let opt: string | null;
+  while ((opt = args.getNextOption()) !== null) {
+    if (opt === '--user') user = args.getNextArgRequired();
+    else if (opt === '--versionCode') args.getNextArgRequired();
+    else if (opt !== '-k') throw illegalArgument(`Unknown option ${opt}`);
+  }
+  const name = args.getNextArgRequired();
+  if (await system.uninstall(name)) {
+    out.println('Success');
+    return 0;
+  }
+  out.println(user !== undefined && user !== 'all' ? `Failure [not installed for ${user === 'current' ? 0 : user}]` : 'Failure [DELETE_FAILED_INTERNAL_ERROR]');
+  return 1;
 }
 
 export function pmCommand(system: AndroidSystem): (ctx: CommandContext) => Promise<number> {
