@@ -48,8 +48,8 @@ describe(`dedup-verify on ${udid}`, function () {
       if (typeof crossCheck !== 'string' && !crossCheck.agree) {
         throw new Error(`${scenario.name} on ${udid}: the notification buffer and the event log disagree (${crossCheck.summary}); the observation cannot be trusted`);
       }
-      // The scenario's own verdict for a device without what it needs (DESIGN.md §9: skipped).
-      if (report.verdict === 'skipped') this.skip();
+      // A device without what the scenario needs fails loudly, with the reason, rather than skip.
+      if (report.verdict === 'skipped') throw new Error(`${scenario.name} could not run on ${udid}: ${report.error ?? 'the device lacks what it needs'}`);
     });
   }
 

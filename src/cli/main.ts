@@ -8,6 +8,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option, type OutputConfiguration } from 'commander';
 import { describeError, isDedupVerifyError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
 
 export const ExitCode = { Verified: 0, Violated: 1, Undecided: 2 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -44,27 +45,6 @@ export const HELP_SCENARIO_NAMES = [
   'durable-identity',
 ] as const;
 
-/**
- * The reference app's bug switches for `--help` (docs/reference-app.md); kept equal to the
- * virtual device's BUG_NAMES by specs/unit/cli/help.spec.ts.
- */
-export const HELP_BUG_NAMES = [
-  'no-db-check',
-  'dedup-elsewhere',
-  'memory-only-dedup',
-  'no-window',
-  'newest-first',
-  'date-defaults-to-now',
-  'key-on-title',
-  'record-before-notify',
-  'window-equals-interval',
-  'empty-link-kept',
-  'retry-on-401',
-  'new-key-per-attempt',
-  'duplicate-schedule',
-  'channel-in-activity',
-  'no-unique-index',
-] as const;
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -137,7 +117,7 @@ Environment:
     .option('--device <serial>', 'adb serial of a device to use (repeatable; HOST:PORT is connected first)', collect)
     .option('--all-devices', 'use every device `adb devices` lists as online, in parallel')
     .option('--virtual', 'start an embedded virtual device running the reference app (no emulator needed)')
-    .option('--bug <name>', `with --virtual: switch on a bug of the reference app (repeatable): ${HELP_BUG_NAMES.join(', ')}`, collect)
+    .option('--bug <name>', `with --virtual: switch on a bug of the reference app (repeatable): ${BUG_NAMES.join(', ')}`, collect)
     .option('--api <level>', 'with --virtual: API level profile, 30, 33 or 34 (default 34)', intArg('--api'))
     .option('--scenario <name>', `run only this scenario (repeatable): ${HELP_SCENARIO_NAMES.join(', ')}`, collect)
     .option('--shard <i/n>', 'run the i-th of n deterministic slices of the scenarios (CI fan-out), e.g. 2/4')
@@ -245,7 +225,7 @@ Environment:
     .option('--port <n>', 'TCP port of the first device (0: a free port)', intArg('--port'), 0)
     .option('--count <k>', 'number of devices, on consecutive ports', intArg('--count'), 1)
     .option('--api <level>', 'API level profile: 30, 33 or 34', intArg('--api'), 34)
-    .option('--bug <name>', `switch on a bug of the reference app (repeatable): ${HELP_BUG_NAMES.join(', ')}`, collect)
+    .option('--bug <name>', `switch on a bug of the reference app (repeatable): ${BUG_NAMES.join(', ')}`, collect)
     .option('--no-root', 'refuse adb root, as a production (Google Play) image does')
     .option('--no-sqlite3', 'no sqlite3 binary on the device, as on user builds')
     .addHelpText(
