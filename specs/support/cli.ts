@@ -5,6 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENTRY = join(ROOT, 'specs', 'support', 'cli-entry.ts');
@@ -23,10 +25,14 @@ export interface CliRun {
   readonly done: Promise<CliResult>;
 }
 
+/** State files of the runs started by the specs go here, not to the user's ~/.local/state. */
+const STATE_HOME = mkdtempSync(join(tmpdir(), 'dv-spec-state-'));
+process.once('exit', () => rmSync(STATE_HOME, { recursive: true, force: true }));
+
 export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliRun {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, XDG_STATE_HOME: STATE_HOME, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

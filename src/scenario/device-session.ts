@@ -34,6 +34,8 @@ export interface SessionOptions {
   readonly journalPath?: string;
   /** Aborted on SIGINT/SIGTERM: the running scenario stops at its next step. */
   readonly signal?: AbortSignal;
+  /** The device was created for this run (--virtual): a state file left for its serial is stale. */
+  readonly freshDevice?: boolean;
 }
 
 export interface ScenarioOutcome {
@@ -76,7 +78,13 @@ export class DeviceSession {
     }
     await assertRunAs(device, pkg);
     options.progress(`${device.serial}: saving the device state`);
-    const state = await saveDeviceState(device, { adb: options.adb, pkg, databaseFile: config.database.file, devicePort: config.feed.devicePort });
+    const state = await saveDeviceState(device, {
+      adb: options.adb,
+      pkg,
+      databaseFile: config.database.file,
+      devicePort: config.feed.devicePort,
+      ...(options.freshDevice === true ? { freshDevice: true } : {}),
+    });
     let server: FixtureServer | undefined;
     let observer: LogObserver | undefined;
     try {

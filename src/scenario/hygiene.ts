@@ -80,10 +80,19 @@ export async function listSavedStates(env: NodeJS.ProcessEnv = process.env): Pro
  */
 export async function saveDeviceState(
   device: AndroidDevice,
-  options: { adb: { host: string; port: number }; pkg: string; databaseFile: string; devicePort: number; env?: NodeJS.ProcessEnv },
+  options: {
+    adb: { host: string; port: number };
+    pkg: string;
+    databaseFile: string;
+    devicePort: number;
+    env?: NodeJS.ProcessEnv;
+    /** The device was created for this run (the embedded virtual device): an old state file for its serial is stale. */
+    freshDevice?: boolean;
+  },
 ): Promise<SavedDeviceState> {
   const env = options.env ?? process.env;
   const dir = stateDirFor(device.serial, env);
+  if (options.freshDevice === true) await rm(dir, { recursive: true, force: true });
   if (await readSavedState(device.serial, env)) {
     throw new DedupVerifyError(
       ErrorCode.Restore,

@@ -25,6 +25,8 @@ import type { RunOptions } from './run.js';
 export interface ResolvedDevices {
   readonly endpoint: AdbEndpoint;
   readonly serials: readonly string[];
+  /** Serials of devices this run created (the embedded virtual device). */
+  readonly created: readonly string[];
   open(serial: string): Promise<AdbDevice>;
 }
 
@@ -117,6 +119,7 @@ export class AdbEndpointResolver {
     return {
       endpoint: finalEndpoint,
       serials,
+      created: this.o.virtual ? serials : [],
       open: (serial) => AdbDevice.open({ serial, host: finalEndpoint.host, port: finalEndpoint.port, ...(adbPath !== undefined ? { adbPath } : {}) }),
     };
   }

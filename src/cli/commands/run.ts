@@ -281,6 +281,7 @@ async function runOnDevice(
       adb: ctx.devices.endpoint,
       progress: ctx.progress,
       signal: ctx.signal,
+      ...(ctx.devices.created.includes(serial) ? { freshDevice: true } : {}),
       ...(evidenceDir !== undefined ? { journalPath: join(evidenceDir, 'server-journal.jsonl') } : {}),
     });
     for (let item = queue.take(serial); item !== undefined && !ctx.signal.aborted; item = queue.take(serial)) {
