@@ -149,7 +149,13 @@ export class AppiumDevice implements AndroidDevice {
     if (typeof udid !== 'string' || udid === '') {
       throw new DedupVerifyError(ErrorCode.Usage, 'The Appium capabilities need `appium:udid`: the adb serial of the device (e.g. emulator-5554 or 127.0.0.1:5555).');
     }
-    const { remote } = await import('webdriverio');
+    const { remote } = await import('webdriverio').catch((e: unknown) => {
+      throw new DedupVerifyError(
+        ErrorCode.Appium,
+        'The Appium path needs webdriverio, an optional peer dependency of dedup-verify: install it next to it (npm install webdriverio@9).',
+        { cause: e },
+      );
+    });
     let browser: AppiumSession;
     try {
       browser = await remote({
