@@ -8,7 +8,8 @@
  * - input: every WRTE from the peer is answered with OKAY once the service has taken it, so a
  *   service that does not read holds the peer back (the backpressure adbd gets from its fds);
  * - close: CLSE after the output queue has drained; a CLSE from the peer closes both directions
- *   at once (there is no half-close at the message level).
+ *   at once (there is no half-close at the message level); bytes it wrote before the CLSE
+ *   are still delivered to the service.
  */
 import { AdbCommand } from './packet.js';
 
@@ -180,13 +181,18 @@ export class AdbStream {
     this.inbox.push(data);
   }
 
-  /** CLSE from the peer: both directions end now; queued output is dropped. */
+  /**
+   * CLSE from the peer: both directions end now; queued output is dropped, but what the peer
+   * wrote before its CLSE is still handed to the service (read() returns it, then null), as
+   * adbd's local socket writes its pending packets to the fd before closing it
+   * ([SC29 adb/sockets.cpp local_socket_close]).
+   */
   handlePeerClose(): void {
     if (this.closedFlag) return;
     const w = this.openWaiter;
     this.openWaiter = undefined;
     w?.reject(Object.assign(new Error('Connection refused'), { code: 'ECONNREFUSED', errno: 111 }));
-    this.finish();
+    this.finish(true);
   }
 
   /** The transport went away. */
@@ -238,13 +244,13 @@ export class AdbStream {
     while (this.writeWaiters.length > 0 && this.outBytes <= OUTPUT_HIGH_WATER) this.writeWaiters.shift()!.resolve();
   }
 
-  private finish(): void {
+  private finish(keepInbox = false): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
     this.closing = true;
     this.outQueue.length = 0;
     this.outBytes = 0;
-    this.inbox.length = 0;
+    if (!keepInbox) this.inbox.length = 0;
     for (const w of this.writeWaiters.splice(0)) w.reject(brokenPipe());
     for (const r of this.readWaiters.splice(0)) r(null);
     this.abort.abort();
