@@ -17,6 +17,8 @@ import { AdbDevice } from '../../src/device/adb-device.js';
 import { writeReproScripts } from '../../src/report/repro.js';
 import { DeviceSession } from '../../src/scenario/device-session.js';
 import { backToBack } from '../../src/scenarios/back-to-back.js';
+import { killMidRun } from '../../src/scenarios/kill-mid-run.js';
+import type { Scenario } from '../../src/scenario/types.js';
 import { freePort, startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { testDevices } from '../support/virtual-devices.js';
 import { parseHistoryText } from '../../src/history/jsonl.js';
@@ -267,38 +269,51 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     });
   }
 
-  it('replays back-to-back recorded on API 34 on a fresh API 33 device: the second run posts the items again', async () => {
+  /** Runs `scenario` with the harness on a device with `bug`, and writes its repro script. */
+  async function record(scenario: Scenario, bug: string, apiLevel: 30 | 33 | 34) {
     const config = await loadConfig(join(ROOT, 'fixtures', 'reference-app.config.json'));
-    const recorded = await devices.start({ bugs: ['no-db-check'], apiLevel: 34 });
-    const replay = await devices.start({ bugs: ['no-db-check'], apiLevel: 33 });
+    const recorded = await devices.start({ bugs: [bug], apiLevel });
     await adb.connect(recorded.serial);
-    await adb.connect(replay.serial);
-
-    // Record: the harness runs the scenario and keeps what it did.
     const device = await AdbDevice.open({ serial: recorded.serial, port: adb.port });
     let outcome: Awaited<ReturnType<DeviceSession['runScenario']>>;
     try {
       const session = await DeviceSession.open({ device, config, adb: { host: '127.0.0.1', port: adb.port }, progress: () => undefined });
       try {
-        outcome = await session.runScenario(backToBack, 1);
+        outcome = await session.runScenario(scenario, 1);
       } finally {
         await session.close();
       }
     } finally {
       await device.close();
     }
-    expect(outcome.report.verdict).to.equal('fail');
-    const duplicated = outcome.report.anomalies.filter((a) => a.kind === 'duplicated');
-    expect(duplicated).to.have.length(5);
-    const [script] = await writeReproScripts(work, [{ scenario: 'back-to-back', device: recorded.serial, pkg: config.app.package, feedDevicePort: config.feed.devicePort, steps: outcome.repro, anomalies: outcome.report.anomalies }]);
+    const [script] = await writeReproScripts(join(work, scenario.name), [{ scenario: scenario.name, device: recorded.serial, pkg: config.app.package, feedDevicePort: config.feed.devicePort, steps: outcome.repro, anomalies: outcome.report.anomalies }]);
+    return { report: outcome.report, script: script! };
+  }
 
-    // Replay on the other device, by the script alone.
-    const autoTimeBefore = (await adb.adb(['-s', replay.serial, 'shell', 'settings get global auto_time'])).stdout.toString('utf8').trim();
-    const { code, out } = await runScript([script!, replay.serial, String(await freePort())], {
+  /** Replays a script on a fresh device with `bug`; returns its exit code and output. */
+  async function replay(script: string, bug: string, apiLevel: 30 | 33 | 34, waitS: number) {
+    const fresh = await devices.start({ bugs: [bug], apiLevel });
+    await adb.connect(fresh.serial);
+    const shellOut = async (cmd: string) => (await adb.adb(['-s', fresh.serial, 'shell', cmd])).stdout.toString('utf8').trim();
+    const autoTimeBefore = await shellOut('settings get global auto_time');
+    const result = await runScript([script, fresh.serial, String(await freePort())], {
       ANDROID_ADB_SERVER_PORT: String(adb.port),
       DEDUP_VERIFY: `${process.execPath} --import tsx ${join(ROOT, 'specs', 'support', 'cli-entry.ts')}`,
-      WAIT_S: '30',
+      WAIT_S: String(waitS),
     });
+    // The device is left as it was found.
+    expect(await shellOut('settings get global auto_time'), result.out).to.equal(autoTimeBefore);
+    expect((await adb.adb(['-s', fresh.serial, 'reverse', '--list'])).stdout.toString('utf8').trim()).to.equal('');
+    return result;
+  }
+
+  it('replays back-to-back recorded on API 34 on a fresh API 33 device: the second run posts the items again', async () => {
+    const { report, script } = await record(backToBack, 'no-db-check', 34);
+    expect(report.verdict).to.equal('fail');
+    const duplicated = report.anomalies.filter((a) => a.kind === 'duplicated');
+    expect(duplicated).to.have.length(5);
+
+    const { code, out } = await replay(script, 'no-db-check', 33, 30);
     expect(code, out).to.equal(0);
     // The job is found on this device, without a namespace (API 33), whatever id it has.
     expect(out).to.match(/^job \d+ of com\.example\.feednotifier$/m);
@@ -309,8 +324,27 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     expect(posted[0]).to.have.length(5);
     expect(posted[1]).to.deep.equal(posted[0]);
     for (const a of duplicated) expect(out).to.include(`>> watch: run ${a.runs?.[1] ?? ''}: here ${a.item} is posted again, already posted in run ${a.runs?.[0] ?? ''}: duplicated`);
-    // The device is left as it was found.
-    expect((await adb.adb(['-s', replay.serial, 'shell', 'settings get global auto_time'])).stdout.toString('utf8').trim()).to.equal(autoTimeBefore);
-    expect((await adb.adb(['-s', replay.serial, 'reverse', '--list'])).stdout.toString('utf8').trim()).to.equal('');
+  });
+
+  it('replays kill-mid-run to the end: each kill waits for its request in the serve-feed log, and a run not due after a late kill is reported, not fatal', async () => {
+    const { report, script } = await record(killMidRun, 'record-before-notify', 34);
+    expect(report.verdict).to.equal('fail');
+
+    const { code, out } = await replay(script, 'record-before-notify', 34, 5);
+    expect(code, out).to.equal(0);
+    expect(out).to.include('== done: every recorded step was replayed');
+    // Every kill the harness made is made here too, in the recorded order.
+    const recordedKills = [...(await readFile(script, 'utf8')).matchAll(/^say '(step \d+: (?:am kill|am force-stop|run-as) [^']*)'$/gm)].map((m) => m[1]);
+    expect(recordedKills.length).to.be.greaterThan(0);
+    const replayedKills = [...out.matchAll(/^== (step \d+: (?:am kill|am force-stop|run-as) .*)$/gm)].map((m) => m[1]);
+    expect(replayedKills).to.deep.equal(recordedKills);
+    // A run that did not come is excused only by a kill before it (placed approximately).
+    const lines = out.split('\n');
+    lines.forEach((line, i) => {
+      const m = /because the kill of step (\d+) was not replayed exactly/.exec(line);
+      if (!line.includes('no WM-WorkerWrapper result line')) return;
+      expect(m, out).to.not.equal(null);
+      expect(lines.slice(0, i).some((l) => l.startsWith(`== step ${m![1]!}: `)), out).to.equal(true);
+    });
   });
 });

@@ -172,8 +172,34 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Polls a condition until it holds or WAIT_S seconds pass (no fixed waits: it returns as soon
-# as the condition holds).
+# Reads the lines a streaming command prints, as it prints them, until more than WANT of them
+# match the extended regex PATTERN (returns 0) or SECS seconds pass or the stream ends
+# (returns 1). The command runs in the background into a FIFO and is stopped afterwards, so a
+# wait ends on the line itself: no polling, no fixed wait.
+#   await_lines WANT PATTERN SECS COMMAND...
+await_lines() {
+  local want=$1 pattern=$2 secs=$3; shift 3
+  local fifo="$WORK/stream.fifo" seen=0 line left pid rc=1
+  local deadline=$(( SECONDS + secs ))
+  rm -f "$fifo"; mkfifo "$fifo"
+  "$@" >"$fifo" 2>/dev/null &
+  pid=$!
+  exec 3<"$fifo"
+  while left=$(( deadline - SECONDS )); [ "$left" -gt 0 ] && IFS= read -r -t "$left" -u 3 line; do
+    line=${"${"}line%$'\r'}
+    if [[ $line =~ $pattern ]]; then
+      seen=$(( seen + 1 ))
+      if [ "$seen" -gt "$want" ]; then rc=0; break; fi
+    fi
+  done
+  exec 3<&-
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  rm -f "$fifo"
+  return "$rc"
+}
+
+# Polls a condition that has no stream to watch (dumpsys output) until it holds or WAIT_S
+# seconds pass; it returns as soon as the condition holds.
 wait_for() {
   local what=$1; shift
   local deadline=$(( SECONDS + WAIT_S ))
@@ -183,7 +209,15 @@ wait_for() {
   done
 }
 
-server_listening() { grep -q 'serving feed on' "$WORK/serve-feed.log" 2>/dev/null || { kill -0 "$SERVER_PID" 2>/dev/null || die "serve-feed stopped: $(cat "$WORK/serve-feed.log")"; return 1; }; }
+# Follows serve-feed's log from line $1 as it grows (GNU and BSD tail -f: inotify / kqueue); with
+# GNU tail the stream also ends when serve-feed exits, so a wait on a dead server ends at once.
+# For await_lines only: it execs tail, so the background job await_lines stops is tail itself.
+TAIL_PID=""
+if tail --pid=$$ -n 0 /dev/null >/dev/null 2>&1; then TAIL_PID=1; fi
+follow_log() {
+  if [ -n "$TAIL_PID" ]; then exec tail --pid="$SERVER_PID" -n "$1" -f "$WORK/serve-feed.log"
+  else exec tail -n "$1" -f "$WORK/serve-feed.log"; fi
+}
 
 # serve-feed serves $FEED (an empty feed until the first feed step) and logs each request.
 start_server() {
@@ -191,7 +225,10 @@ start_server() {
   : >"$WORK/serve-feed.log"
   $DV serve-feed --port "$PORT" --file "$FEED" >>"$WORK/serve-feed.log" 2>&1 &
   SERVER_PID=$!
-  wait_for "serve-feed on port $PORT" server_listening
+  await_lines 0 'serving feed on' "$WAIT_S" follow_log +1 || {
+    kill -0 "$SERVER_PID" 2>/dev/null || die "serve-feed stopped: $(cat "$WORK/serve-feed.log")"
+    die "serve-feed did not listen on port $PORT within $WAIT_S s"
+  }
   $ADB reverse "tcp:$DEVICE_PORT" "tcp:$PORT" >/dev/null
   echo "serve-feed on 127.0.0.1:$PORT; device port $DEVICE_PORT reversed to it"
 }
@@ -250,19 +287,21 @@ begin_run() {
   echo "job $JOB${"${"}JOB_NS:+ in namespace $JOB_NS} of $PKG"
   $ADB shell cmd jobscheduler run -f ${"${"}JOB_NS:+-n "$JOB_NS"} "$PKG" "$JOB"
 }
-result_arrived() { [ "$(result_count)" -gt "$RESULTS_BEFORE" ]; }
+# logcat (without -d) prints the whole buffer, then each line as it is logged: the result lines
+# it streams are the ones result_count counted, then the new ones.
+await_results() { await_lines "$RESULTS_BEFORE" 'Worker result' "$1" $ADB logcat -s WM-WorkerWrapper:I; }
+# A step that could not be replayed exactly (a fault serve-feed cannot make, a kill that came
+# after its run) leaves this device in another state than the recorded one: a run recorded as
+# done may then be refused here (not due yet). The script says so and goes on.
+DIVERGED=""
 wait_result() {
-  wait_for "WM-WorkerWrapper result line (a run the device refused: WorkManager delays a periodic run before last_enqueue_time + interval; see RESET=1 above)" result_arrived
-  results | tail -n 1
+  if await_results "$WAIT_S"; then results | tail -n 1; return 0; fi
+  [ -n "$DIVERGED" ] || die "no WM-WorkerWrapper result line within $WAIT_S s (a run the device refused: WorkManager delays a periodic run before last_enqueue_time + interval; see RESET=1 above)"
+  echo "   no WM-WorkerWrapper result line within $WAIT_S s: WorkManager did not run it here, because $DIVERGED was not replayed exactly (see its comment); going on"
 }
 # The run must not happen: no result line within 5 s (the harness waits as long).
 expect_no_run() {
-  local deadline=$(( SECONDS + 5 ))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    if result_arrived; then echo "it ran: $(results | tail -n 1)"; return 0; fi
-    sleep 0.2
-  done
-  echo "no run within 5 s (refused, as recorded)"
+  if await_results 5; then echo "it ran: $(results | tail -n 1)"; else echo "no run within 5 s (refused, as recorded)"; fi
 }
 show_posts() {
   local lines
@@ -272,13 +311,29 @@ show_posts() {
 # A kill the harness made while it held a request: see the step's comment. Without a proxy
 # that holds the request, kill as soon as serve-feed has logged it (KILL_AT=request) or when
 # Enter is pressed (KILL_AT=enter, interactive).
-requests_since_run() { tail -n +"$(( LOG_LINES_BEFORE + 1 ))" "$WORK/serve-feed.log" 2>/dev/null | grep -cE "$1" || true; }
-request_seen() { [ "$(requests_since_run "$1")" -ge "$2" ]; }
 kill_point() {
   if [ "${"${"}KILL_AT:-request}" = enter ] && [ -t 0 ]; then
     read -r -p "   press Enter to kill the app now > " _
   else
-    wait_for "request $2 to the held route in the serve-feed log" request_seen "$1" "$2"
+    await_lines "$(( $2 - 1 ))" "$1" "$WAIT_S" follow_log +"$(( LOG_LINES_BEFORE + 1 ))" \
+      || die "no request $2 to the held route in the serve-feed log within $WAIT_S s"
+  fi
+}
+# run-as PKG kill -9 on the app's process on this device (the recorded pid was the recorded
+# device's).
+kill_app_process() {
+  local pid
+  pid=$($ADB shell pidof "$PKG" | tr -d '\r')
+  if [[ $pid =~ ^[0-9]+$ ]]; then $ADB shell run-as "$PKG" kill -9 "$pid"
+  else echo "   note: no single process of $PKG to kill (pidof printed \"$pid\")"; fi
+}
+# After such a kill: its place was approximate, so the device may now be in another state than
+# the recorded one. If WorkManager already logged this run's result, the kill came after the run
+# (serve-feed answers at once), and WorkManager may refuse the next forced run as not due.
+after_kill() {
+  DIVERGED="the kill of step $1"
+  if [ "$(result_count)" -gt "$RESULTS_BEFORE" ]; then
+    echo "   note: the run had finished before the kill ($(results | tail -n 1)); the kill could not interrupt it"
   fi
 }
 `;
@@ -415,7 +470,12 @@ export function renderReproScript(input: ReproInput): ReproScript {
       case 'fault': {
         out.comment(`Step ${n}: fault on ${step.route}.`);
         for (const line of describeFault(step.route, step.plan)) out.comment(line);
-        out.say(step.plan === 'none' ? `step ${n}: faults cleared (serve-feed answers normally)` : `step ${n}: not replayed: fault plan ${step.plan} on ${step.route} (see the comment in the script)`);
+        if (step.plan === 'none') {
+          out.say(`step ${n}: faults cleared (serve-feed answers normally)`);
+        } else {
+          out.say(`step ${n}: not replayed: fault plan ${step.plan} on ${step.route} (see the comment in the script)`);
+          out.line(`DIVERGED=${quoteBash(`the fault of step ${n}`)}`);
+        }
         break;
       }
       case 'adb-shell': {
@@ -491,6 +551,7 @@ function emitRun(out: Emitter, input: ReproInput, steps: readonly ReproStep[], i
   let used = i;
   if (next?.kind === 'kill') {
     emitKill(out, next, i + 2, run);
+    out.line(`after_kill ${i + 2}`);
     used = i + 1;
   } else if (next?.kind === 'wait') {
     out.comment(`Step ${i + 2}: wait for ${next.what}.`);
@@ -523,7 +584,17 @@ function emitKill(out: Emitter, step: Extract<ReproStep, { kind: 'kill' }>, n: n
   out.comment('request: the app may already be past the point, so compare the notification lines printed below.');
   if (held) out.line(`kill_point ${quoteBash(`^[A-Z]+ ${escapeRegex(held.route)}([? ]|$)`)} ${held.nth}`);
   out.say(`step ${n}: ${step.argv.join(' ')}`);
-  out.line(adbShell(step.argv));
+  const [cmd, sub, , signal] = step.argv;
+  if (cmd === 'am' && sub === 'kill') {
+    out.comment('am kill (killBackgroundProcesses) spares the top app: the harness went home first.');
+    out.line('$ADB shell input keyevent KEYCODE_HOME');
+    out.line(adbShell(step.argv));
+  } else if (cmd === 'run-as' && step.argv[2] === 'kill' && signal === '-9' && step.argv.length === 5) {
+    out.comment(`The recorded pid (${step.argv[4] ?? ''}) was the app's on the recorded device: the app's pid here is looked up.`);
+    out.line('kill_app_process');
+  } else {
+    out.line(adbShell(step.argv));
+  }
 }
 
 /**

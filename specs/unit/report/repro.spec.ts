@@ -112,11 +112,14 @@ describe('repro scripts', () => {
       'use_feed kill-mid-run-step-4.xml',
       'begin_run',
       "kill_point '^[A-Z]+ /receipts([? ]|$)' 1",
+      '$ADB shell input keyevent KEYCODE_HOME',
       `$ADB shell am kill ${PKG}`,
+      'after_kill 6',
       'show_posts',
       'begin_run',
       'wait_result',
       'show_posts',
+      "DIVERGED='the fault of step 9'",
       'use_feed kill-mid-run-step-10.xml',
       'set_clock 1717502413160',
       'begin_run',
@@ -156,6 +159,18 @@ describe('repro scripts', () => {
     expect(part).to.include('KILL_AT=enter');
   });
 
+  it('kills the app process of this device for a recorded run-as kill -9 PID, not the recorded pid', () => {
+    const steps: ReproStep[] = [
+      { kind: 'adb-shell', t: 1, argv: RUN, note: 'forced run 2' },
+      { kind: 'kill', t: 2, argv: ['run-as', PKG, 'kill', '-9', '4335'], heldRequest: 'request 1 to /receipts' },
+    ];
+    const killScript = renderReproScript({ ...INPUT, steps }).script;
+    const body = commands(stepsPart(killScript)).filter((l) => !l.startsWith('say ') && !l.startsWith('watch '));
+    expect(body.slice(-5)).to.deep.equal(['begin_run', "kill_point '^[A-Z]+ /receipts([? ]|$)' 1", 'kill_app_process', 'after_kill 2', 'show_posts']);
+    expect(commands(killScript).filter((l) => l.includes('4335') && !l.startsWith('say '))).to.deep.equal([]);
+    expect(killScript).to.include('pid=$($ADB shell pidof "$PKG" | tr -d \'\\r\')');
+  });
+
   it('says at each run what to watch for: the lost item, the second post', () => {
     const run3 = script.slice(script.indexOf('# Step 5:'), script.indexOf('# Step 7:'));
     expect(run3).to.include(`watch 'run 3: here ${BASE}/k2-item-1 should be posted and is not: it is lost (notification id `);
@@ -165,11 +180,14 @@ describe('repro scripts', () => {
     expect(script).to.include(`posts() { $ADB logcat -b events -d 2>/dev/null | tr -d '\\r' | grep 'notification_enqueue' | grep -F ",$PKG," || true; }`);
   });
 
-  it('keeps fault steps as comments (no command) and says when faults are cleared', () => {
+  it('keeps fault steps as comments (no command), marks the replay as diverged, and says when faults are cleared', () => {
     const fault = script.slice(script.indexOf('# Step 9:'), script.indexOf('# Step 10:'));
     expect(fault).to.include('{"status":503,"times":2}');
     expect(fault).to.include('serve-feed cannot answer with an error status');
-    expect(commands(fault)).to.deep.equal([`say 'step 9: not replayed: fault plan {"status":503,"times":2} on /feed.xml (see the comment in the script)'`]);
+    expect(commands(fault)).to.deep.equal([
+      `say 'step 9: not replayed: fault plan {"status":503,"times":2} on /feed.xml (see the comment in the script)'`,
+      "DIVERGED='the fault of step 9'",
+    ]);
     expect(script).to.include("say 'step 14: faults cleared (serve-feed answers normally)'");
   });
 
