@@ -193,7 +193,9 @@ await_lines() {
     fi
   done
   exec 3<&-
-  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  # The stream may have ended by itself; either way its status is not ours (set -e).
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
   rm -f "$fifo"
   return "$rc"
 }

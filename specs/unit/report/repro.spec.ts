@@ -140,6 +140,20 @@ describe('repro scripts', () => {
     expect(script).to.include('# Step 5: forced run 3 (recorded: cmd jobscheduler run -f -n androidx.work.systemjobscheduler com.example.feednotifier 0).');
   });
 
+  it('await_lines returns at the wanted line, stops the stream it started, and reports a stream that ended without it', () => {
+    const fn = /^await_lines\(\) \{\n[\s\S]*?^\}\n/m.exec(script)?.[0];
+    expect(fn).to.be.a('string');
+    const bash = (body: string) =>
+      spawnSync('bash', ['-c', `set -euo pipefail\nWORK=$(mktemp -d)\n${fn!}\n${body}\nrm -rf "$WORK"`], { encoding: 'utf8' });
+    // Two matching lines wanted after one (WANT=1): the stream never ends by itself (tail -f),
+    // so returning at all means the line was seen and the stream was stopped.
+    const hit = bash(`await_lines 1 '^GET /receipts' 30 sh -c 'printf "GET /feed.xml 200\\nGET /receipts 201\\r\\nGET /receipts 201\\n"; exec tail -f /dev/null'; echo "rc=$? jobs=$(jobs -p | wc -l)"`);
+    expect(hit.stdout.trim(), hit.stderr).to.equal('rc=0 jobs=0');
+    // A stream that ends without enough matches: 1, at once, under set -e.
+    const miss = bash(`if await_lines 1 '^GET /receipts' 30 printf 'GET /receipts 201\\n'; then echo hit; else echo "miss rc=$?"; fi; echo "after"`);
+    expect(miss.stdout, miss.stderr).to.equal('miss rc=1\nafter\n');
+  });
+
   it('parses dumpsys jobscheduler JOB lines with and without namespace (sed of the script)', () => {
     const sed = /\| sed -E '([^']*)'/.exec(script)?.[1];
     expect(sed).to.be.a('string');
