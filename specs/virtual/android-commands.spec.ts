@@ -83,6 +83,12 @@ describe('android model: shell commands (adb only)', function () {
       code: 0,
     });
     expect((await sh('am frobnicate')).out).to.equal('Unknown command: frobnicate\n');
+    // An explicit component of a package that is not installed resolves to no ActivityInfo: START_CLASS_NOT_FOUND.
+    expect(await sh('am start -n com.nope/.X')).to.deep.equal({
+      out: 'Starting: Intent { cmp=com.nope/.X }\n',
+      err: 'Error type 3\nError: Activity class {com.nope/com.nope.X} does not exist.\n',
+      code: 0,
+    });
   });
 
   it('cmd notification list / get (unredacted, prefix ""), and the error for an unknown key', async () => {
@@ -144,7 +150,45 @@ describe('android model: shell commands (adb only)', function () {
     expect((await sh('dumpsys jobscheduler com.example.nope')).out).to.equal('Invalid package: com.example.nope\n');
   });
 
+  it('cmd jobscheduler: run -s in the timing delay is 22, Restricted due to: none., cancel, help and dump exit codes', async () => {
+    const NS = 'androidx.work.systemjobscheduler';
+    const dump = (await sh(`dumpsys jobscheduler ${PKG}`)).out.split('\n');
+    const jobLines = dump.filter((l) => l.startsWith('  JOB '));
+    expect(jobLines).to.have.length(1);
+    const id = Number(/^ {2}JOB androidx\.work\.systemjobscheduler:u0a190\/(\d+): /.exec(jobLines[0]!)?.[1]);
+    expect(Number.isInteger(id)).to.equal(true);
+    expect(dump[dump.findIndex((l) => l.startsWith('    Ready: ')) - 1]).to.equal('    Restricted due to: none.');
+    // The next period is a day away: -s (OVERRIDE_SORTING) overrides nothing, so the timing delay fails it.
+    expect(await sh(`cmd jobscheduler run -s -n ${NS} ${PKG} ${id}`)).to.deep.equal({
+      out: '',
+      err: `Job ${id} in package ${PKG} / namespace ${NS} / user 0 has functional constraints but --force not specified\n`,
+      code: 22,
+    });
+    expect(await sh(`cmd jobscheduler get-job-state -n ${NS} ${PKG} ${id}`)).to.deep.equal({ out: 'waiting\n', err: '', code: 0 });
+
+    expect(await sh(`cmd jobscheduler cancel -n ${NS} ${PKG} 999999`)).to.deep.equal({ out: `Canceling job ${PKG}/#999999 in user 0\nNo matching job found.\n`, err: '', code: 0 });
+    expect(await sh('cmd jobscheduler cancel com.nope')).to.deep.equal({ out: 'Package com.nope not found.\n', err: '', code: 24 });
+    expect(await sh(`cmd jobscheduler cancel ${PKG}`)).to.deep.equal({ out: `Canceling all jobs for ${PKG} in user 0\n`, err: '', code: 0 });
+    expect(await sh(`cmd jobscheduler cancel ${PKG}`)).to.deep.equal({ out: `Canceling all jobs for ${PKG} in user 0\nNo matching jobs found.\n`, err: '', code: 0 });
+    const empty = (await sh('dumpsys jobscheduler')).out.split('\n');
+    expect(empty.slice(empty.indexOf('Registered 0 jobs:'), empty.indexOf('Registered 0 jobs:') + 2)).to.deep.equal(['Registered 0 jobs:', '  None.']);
+    expect(empty.slice(empty.indexOf('Pending queue:'), empty.indexOf('Pending queue:') + 2)).to.deep.equal(['Pending queue:', '  None']);
+
+    // BasicShellCommandHandler.handleDefaultCommands: the help returns -1 (255); only ShellCommand knows `dump`.
+    const help = await sh('cmd jobscheduler help');
+    expect([help.out.split('\n')[0], help.err, help.code]).to.deep.equal(['Job scheduler (jobscheduler) commands:', '', 255]);
+    const amHelp = await sh('am');
+    expect([amHelp.out.split('\n')[0], amHelp.err, amHelp.code]).to.deep.equal(['Activity manager (activity) commands:', '', 255]);
+    expect(await sh('cmd jobscheduler dump')).to.deep.equal({ out: 'Unknown command: dump\n', err: '', code: 255 });
+    const services = await sh(`dumpsys activity services ${PKG}`);
+    expect(services.out).to.match(/^ACTIVITY MANAGER SERVICES \(dumpsys activity services\)\n/);
+    expect(await sh(`cmd activity dump services ${PKG}`)).to.deep.equal({ out: services.out, err: '', code: 0 });
+  });
+
   it('pm: list packages, path, install of a pushed file, and clear (data, jobs, notifications, process)', async () => {
+    // runClear: an unknown package fails in ActivityManagerService (`Failed` on stderr, 1).
+    expect(await sh('pm clear com.nope')).to.deep.equal({ out: '', err: 'Failed\n', code: 1 });
+    expect(await sh('pm clear')).to.deep.equal({ out: '', err: 'Error: no package specified\n', code: 1 });
     expect((await sh('pm list packages -3')).out).to.equal(`package:${PKG}\n`);
     expect((await sh('pm list packages -3 -U')).out).to.equal(`package:${PKG} uid:10190\n`);
     expect((await sh('pm list packages -f feednotifier')).out).to.match(/^package:\/data\/app\/~~[\w=-]+\/com\.example\.feednotifier-[\w=-]+\/base\.apk=com\.example\.feednotifier\n$/);

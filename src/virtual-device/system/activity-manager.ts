@@ -206,12 +206,18 @@ export class ActivityManagerService {
     if (list.length > 16) list.shift();
   }
 
-  /** `am start -n PKG/CLS`. */
+  /**
+   * `am start -n PKG/CLS`. An explicit component that resolves to no ActivityInfo, whether the
+   * package is missing or only the class, is START_CLASS_NOT_FOUND (ActivityStarter.executeRequest,
+   * aosp-mirror/platform_frameworks_base services/core/java/com/android/server/wm/ActivityStarter.java
+   * @338f6e29: START_INTENT_NOT_RESOLVED only when `intent.getComponent() == null`, then
+   * START_CLASS_NOT_FOUND when `aInfo == null`). The activities of the system packages are not
+   * modelled, so they resolve to nothing as well.
+   */
   async startActivity(component: ComponentName): Promise<StartResult> {
     const pkg = this.deps.packages.get(component.packageName);
-    if (pkg === undefined || pkg.definition === undefined) return StartResult.INTENT_NOT_RESOLVED;
-    const activity = pkg.definition.manifest.activities.find((a) => a.name === component.className);
-    if (activity === undefined) return StartResult.CLASS_NOT_FOUND;
+    const activity = pkg?.definition?.manifest.activities.find((a) => a.name === component.className);
+    if (pkg === undefined || activity === undefined) return StartResult.CLASS_NOT_FOUND;
     const running = this.processOf(pkg.packageName);
     if (running !== undefined && running.activities.has(activity.name)) {
       this.topPackage = pkg.packageName;

@@ -12,6 +12,18 @@
  *   batteryName `@ns@` prefix, wakelock tag "*job*" + "/" + batteryName, toShortStringExceptUniqueId)
  * - JobServiceContext.java (a job whose process dies is finished with needsReschedule=true)
  * - android-facts.md §3 (namespaces only from API 34; timing constraints use elapsed realtime).
+ * - API 30: Ankits-lab/frameworks_base (same paths) @150a9240: the same executeRunCommand
+ *   override logic and executeCancelCommand texts without namespaces; dumpInternal prints
+ *   `  None.` only when no job is registered and nothing under `Pending queue:` when it is empty.
+ *
+ * Constraints (JobStatus @054fcdf7): isConstraintsSatisfied() is true for OVERRIDE_FULL; for
+ * OVERRIDE_SOFT the required constraints in SOFT_OVERRIDE_CONSTRAINTS (CHARGING, BATTERY_NOT_LOW,
+ * STORAGE_NOT_LOW, TIMING_DELAY, IDLE, PREFETCH, FLEXIBLE) count as satisfied; OVERRIDE_SORTING and
+ * OVERRIDE_NONE need every required constraint satisfied. The model has no battery, storage,
+ * idle or network state, and no source gives an emulator's defaults for them, so a job that
+ * requires charging, battery-not-low, storage-not-low, device idle or a network never has that
+ * constraint satisfied: it runs only when forced (`run -f`), or, for the soft ones, with the
+ * default soft override (`run` without -s).
  */
 import type { JobInfoSpec, JobParameters } from './app-framework.js';
 import { JobBackoffPolicy } from './app-framework.js';
@@ -23,6 +35,16 @@ import { LogPriority } from '../types.js';
 export const CMD_ERR_NO_PACKAGE = -1000;
 export const CMD_ERR_NO_JOB = -1001;
 export const CMD_ERR_CONSTRAINTS = -1002;
+
+/** JobStatus.OVERRIDE_* (`cmd jobscheduler run`: -f FULL, -s SORTING, neither SOFT). */
+export const JobOverride = { NONE: 0, SORTING: 1, SOFT: 2, FULL: 3 } as const;
+export type JobOverride = (typeof JobOverride)[keyof typeof JobOverride];
+
+/** The JobStatus.CONSTRAINT_* the model tracks (model-internal bit values; never printed). */
+export const JobConstraint = { CHARGING: 1, BATTERY_NOT_LOW: 2, STORAGE_NOT_LOW: 4, IDLE: 8, TIMING_DELAY: 16, CONNECTIVITY: 32 } as const;
+
+/** JobStatus.SOFT_OVERRIDE_CONSTRAINTS (the tracked part): everything but connectivity. */
+const SOFT_OVERRIDE_CONSTRAINTS = JobConstraint.CHARGING | JobConstraint.BATTERY_NOT_LOW | JobConstraint.STORAGE_NOT_LOW | JobConstraint.TIMING_DELAY | JobConstraint.IDLE;
 const MIN_BACKOFF_MS = 10_000;
 const MAX_BACKOFF_DELAY_MS = 5 * 60 * 60 * 1000;
 
@@ -44,8 +66,8 @@ export class JobStatus {
   numFailures: number;
   execution: JobExecution | undefined;
   removed = false;
-  /** Set by `cmd jobscheduler run`: constraints overridden (OVERRIDE_SOFT / OVERRIDE_FULL). */
-  overridden = false;
+  /** Set by `cmd jobscheduler run` (JobStatus.overrideState); cleared when the job starts. */
+  overrideState: JobOverride = JobOverride.NONE;
 
   constructor(args: { identityHash: number; callingUid: number; sourcePackage: string; namespace: string | null; job: JobInfoSpec; enqueueElapsed: number; earliestRunElapsed: number; numFailures: number }) {
     this.identityHash = args.identityHash;
@@ -78,9 +100,34 @@ export class JobStatus {
     return `${integerToHexString(this.identityHash)} ${this.batteryName()}`;
   }
 
-  hasFunctionalConstraints(): boolean {
+  /** The constraints the job requires (JobStatus.requiredConstraints, the tracked bits). */
+  requiredConstraints(): number {
     const j = this.job;
-    return j.requiredNetworkType !== 0 || j.requiresCharging || j.requiresDeviceIdle || j.requiresBatteryNotLow || j.requiresStorageNotLow;
+    let c = 0;
+    if (j.requiresCharging) c |= JobConstraint.CHARGING;
+    if (j.requiresBatteryNotLow) c |= JobConstraint.BATTERY_NOT_LOW;
+    if (j.requiresStorageNotLow) c |= JobConstraint.STORAGE_NOT_LOW;
+    if (j.requiresDeviceIdle) c |= JobConstraint.IDLE;
+    if (j.requiredNetworkType !== 0) c |= JobConstraint.CONNECTIVITY;
+    if (j.minLatencyMs > 0) c |= JobConstraint.TIMING_DELAY;
+    return c;
+  }
+
+  /**
+   * The constraints satisfied now: the timing delay once its time has come. Charging, battery,
+   * storage, idle and connectivity are never satisfied (the model has no such device state).
+   */
+  satisfiedConstraints(nowElapsed: number): number {
+    return nowElapsed >= this.earliestRunElapsed ? JobConstraint.TIMING_DELAY : 0;
+  }
+
+  /** JobStatus.isConstraintsSatisfied with the current overrideState. */
+  isConstraintsSatisfied(nowElapsed: number): boolean {
+    if (this.overrideState === JobOverride.FULL) return true;
+    const required = this.requiredConstraints();
+    let sat = this.satisfiedConstraints(nowElapsed);
+    if (this.overrideState === JobOverride.SOFT) sat |= required & SOFT_OVERRIDE_CONSTRAINTS;
+    return (sat & required) === required;
   }
 }
 
@@ -193,7 +240,7 @@ export class JobSchedulerService {
     const initial = Math.max(js.job.initialBackoffMs, MIN_BACKOFF_MS);
     const delay = js.job.backoffPolicy === JobBackoffPolicy.LINEAR ? initial * js.numFailures : Math.trunc(initial * Math.pow(2, js.numFailures - 1));
     js.earliestRunElapsed = this.deps.elapsedRealtime() + Math.min(delay, MAX_BACKOFF_DELAY_MS);
-    js.overridden = false;
+    js.overrideState = JobOverride.NONE;
   }
 
   /** JobService.jobFinished(params, needsReschedule). */
@@ -207,11 +254,10 @@ export class JobSchedulerService {
     this.kick();
   }
 
-  /** True when the job may run now (timing satisfied or overridden, no unmet constraints). */
+  /** True when the job may run now: not running and its constraints satisfied (or overridden). */
   private isReady(js: JobStatus, nowElapsed: number): boolean {
     if (js.active || js.removed) return false;
-    if (js.overridden) return true;
-    return nowElapsed >= js.earliestRunElapsed && !js.hasFunctionalConstraints();
+    return js.isConstraintsSatisfied(nowElapsed);
   }
 
   /** Schedules an evaluation of ready jobs on the next turn of the event loop. */
@@ -229,7 +275,8 @@ export class JobSchedulerService {
     try {
       const now = this.deps.elapsedRealtime();
       for (const js of [...this.jobs]) if (this.isReady(js, now)) this.execute(js);
-      const waiting = this.jobs.filter((j) => !j.active && !j.removed && !j.hasFunctionalConstraints());
+      // Only the timing delay changes by itself; a job waiting on anything else waits for good.
+      const waiting = this.jobs.filter((j) => !j.active && !j.removed && (j.requiredConstraints() & ~JobConstraint.TIMING_DELAY) === 0 && j.earliestRunElapsed > now);
       if (waiting.length > 0) {
         const next = Math.min(...waiting.map((j) => j.earliestRunElapsed));
         const delay = Math.min(Math.max(next - this.deps.elapsedRealtime(), 0), 2 ** 31 - 1);
@@ -242,7 +289,7 @@ export class JobSchedulerService {
   }
 
   private execute(js: JobStatus): void {
-    js.overridden = false;
+    js.overrideState = JobOverride.NONE;
     const params: JobParameters = {
       jobId: js.job.id,
       namespace: js.namespace,
@@ -282,19 +329,27 @@ export class JobSchedulerService {
     );
   }
 
-  /** `cmd jobscheduler run`: executeRunCommand. */
+  /**
+   * `cmd jobscheduler run`: executeRunCommand. overrideState = force ? FULL : (satisfied ?
+   * SORTING : SOFT); when the constraints are still not satisfied the override is dropped and the
+   * result is CMD_ERR_CONSTRAINTS. (@f4cdb430 first waits up to about 6 s for a connectivity
+   * signal when only connectivity is missing; API 30 @150a9240 does not. The model has no network
+   * state to wait for and answers at once.)
+   */
   runCommand(pkg: string, userId: number, namespace: string | null, jobId: number, satisfied: boolean, force: boolean): number {
     const uid = this.deps.packageUid(pkg);
-    this.deps.log.slog(LogPriority.D, 'JobScheduler', `executeRunCommand(): ${pkg}/${namespace ?? 'null'}/${userId} ${jobId} s=${String(satisfied)} f=${String(force)}`);
+    const nsText = this.deps.apiLevel >= 34 ? `${namespace ?? 'null'}/` : '';
+    this.deps.log.slog(LogPriority.D, 'JobScheduler', `executeRunCommand(): ${pkg}/${nsText}${userId} ${jobId} s=${String(satisfied)} f=${String(force)}`);
     if (uid === undefined || userId !== 0) return CMD_ERR_NO_PACKAGE;
     const js = this.find(uid, namespace, jobId);
     if (js === undefined) return CMD_ERR_NO_JOB;
-    if (!force && js.hasFunctionalConstraints()) return CMD_ERR_CONSTRAINTS;
-    if (satisfied && this.deps.elapsedRealtime() < js.earliestRunElapsed) return 0;
-    if (!js.active) {
-      js.overridden = true;
-      this.kick();
+    js.overrideState = force ? JobOverride.FULL : satisfied ? JobOverride.SORTING : JobOverride.SOFT;
+    if (!js.isConstraintsSatisfied(this.deps.elapsedRealtime())) {
+      js.overrideState = JobOverride.NONE;
+      return CMD_ERR_CONSTRAINTS;
     }
+    // queueReadyJobsForExecutionLocked + maybeRunPendingJobsLocked: a running job stays as it is.
+    if (!js.active) this.kick();
     return 0;
   }
 
@@ -326,27 +381,50 @@ export class JobSchedulerService {
     return { out, code: 0 };
   }
 
-  /** `cmd jobscheduler cancel [-n NS] PKG [JOB_ID]`: executeCancelCommand. */
-  cancelCommand(pkg: string, userId: number, namespace: string | null, jobId: number | undefined): { out: string; code: number } {
-    const uid = this.deps.packageUid(pkg);
-    if (uid === undefined || userId !== 0) return { out: `Package ${pkg} not found.\n`, code: CMD_ERR_NO_PACKAGE };
-    const targets = this.jobs.filter((j) => j.callingUid === uid && (jobId === undefined ? true : j.namespace === namespace && j.job.id === jobId));
-    if (targets.length === 0) return { out: 'No matching job found.\n', code: CMD_ERR_NO_JOB };
-    let out = '';
-    for (const js of targets) {
-      out += `Canceling job ${pkg}/#${js.job.id} in user ${userId}\n`;
-      this.remove(js, true);
+  /**
+   * `cmd jobscheduler cancel [-n NS] PKG [JOB_ID]`: executeCancelCommand (@f4cdb430; API 30
+   * @150a9240 has the same texts). An unknown package (Java prints a null name as `null`) is
+   * `Package <pkg> not found.` and CMD_ERR_NO_PACKAGE. Without a job id every job the uid
+   * scheduled goes, in every namespace (cancelJobsForUid, includeSourceApp=false); with one, the
+   * job with that id in the given namespace (cancelJob). Both print the `Canceling …` line first
+   * and `No matching job(s) found.` when nothing was cancelled, and return 0. A missing PACKAGE
+   * reaches executeCancelCommand as null; the model takes PackageManager's getPackageUid(null) to
+   * answer -1 like any unknown name (PackageManagerService itself not checked).
+   */
+  cancelCommand(pkg: string | null, userId: number, namespace: string | null, jobId: number | undefined): { out: string; code: number } {
+    const uid = pkg === null ? undefined : this.deps.packageUid(pkg);
+    if (pkg === null || uid === undefined || userId !== 0) return { out: `Package ${pkg ?? 'null'} not found.\n`, code: CMD_ERR_NO_PACKAGE };
+    if (jobId === undefined) {
+      let out = `Canceling all jobs for ${pkg} in user ${userId}\n`;
+      const targets = this.jobs.filter((j) => j.callingUid === uid);
+      for (const js of targets) this.remove(js, true);
+      if (targets.length === 0) out += 'No matching jobs found.\n';
+      return { out, code: 0 };
     }
+    let out = `Canceling job ${pkg}/#${jobId} in user ${userId}\n`;
+    const js = this.find(uid, namespace, jobId);
+    if (js === undefined) out += 'No matching job found.\n';
+    else this.remove(js, true);
     return { out, code: 0 };
   }
 
-  /** `dumpsys jobscheduler [PKG]` (dumpInternal; the JOB lines exactly as JobStatus prints them). */
+  /**
+   * `dumpsys jobscheduler [PKG]` (dumpInternal; the JOB lines exactly as JobStatus prints them).
+   * Under `Registered N jobs:` an indented `None.` when no job is printed (@f4cdb430; API 30
+   * @150a9240: when no job is registered); each job's `Restricted due to: none.` line before
+   * `Ready:` (no JobRestriction is modelled, so checkIfRestricted is always null); under
+   * `Pending queue:` an indented `None` when no job is pending (@f4cdb430 only; API 30 prints
+   * nothing there; API 33 is given the API 30 layout, not checked). The pending entries
+   * themselves (`Pending #N: ` + JobStatus.dump) are not modelled.
+   */
   dump(filterUid: number | undefined): string {
     const nowElapsed = this.deps.elapsedRealtime();
+    const newDump = this.deps.apiLevel >= 34;
     const lines: string[] = [];
     lines.push('Started users: [0]');
     const shown = this.jobs.filter((j) => filterUid === undefined || j.callingUid === filterUid);
     lines.push(`Registered ${this.jobs.length} jobs:`);
+    if (newDump ? shown.length === 0 : this.jobs.length === 0) lines.push('  None.');
     for (const js of shown) {
       const j = js.job;
       lines.push(`  JOB ${js.uniqueId()}: ${js.shortStringExceptUniqueId()}`);
@@ -364,10 +442,13 @@ export class JobSchedulerService {
       lines.push(`    Enqueue time: ${formatDuration(js.enqueueElapsed - nowElapsed)}`);
       lines.push(`    Run time: earliest=${js.earliestRunElapsed > js.enqueueElapsed ? formatDuration(js.earliestRunElapsed - nowElapsed) : 'none'}, latest=none, original latest=none`);
       if (js.numFailures > 0) lines.push(`    Num failures: ${js.numFailures}`);
+      lines.push('    Restricted due to: none.');
       lines.push(`    Ready: ${String(this.isReady(js, nowElapsed))} (job=${String(this.isReady(js, nowElapsed))} user=true !restricted=true !pending=true !active=${String(!js.active)} !backingup=true comp=true)`);
     }
     lines.push('');
     lines.push('Pending queue:');
+    const pending = shown.filter((j) => this.isReady(j, nowElapsed));
+    if (newDump && pending.length === 0) lines.push('  None');
     lines.push('');
     lines.push('Active jobs:');
     this.jobs

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { JobInfoSpec, JobParameters } from '../../../../src/virtual-device/system/app-framework.js';
-import { CMD_ERR_NO_JOB, CMD_ERR_NO_PACKAGE, JobSchedulerService, type JobStatus } from '../../../../src/virtual-device/system/job-scheduler.js';
+import { CMD_ERR_CONSTRAINTS, CMD_ERR_NO_JOB, CMD_ERR_NO_PACKAGE, JobSchedulerService, type JobStatus } from '../../../../src/virtual-device/system/job-scheduler.js';
 import type { SystemLog } from '../../../../src/virtual-device/system/system-log.js';
 
 const captured = readFileSync(fileURLToPath(new URL('./captured/dumpsys-jobscheduler-job-lines.txt', import.meta.url)), 'utf8')
@@ -12,7 +12,7 @@ const captured = readFileSync(fileURLToPath(new URL('./captured/dumpsys-jobsched
 const NS = 'androidx.work.systemjobscheduler';
 const SERVICE = { packageName: 'com.example.feednotifier', className: 'androidx.work.impl.background.systemjob.SystemJobService' };
 
-function job(id: number, minLatencyMs = 0): JobInfoSpec {
+function job(id: number, minLatencyMs = 0, constraints: Partial<Pick<JobInfoSpec, 'requiredNetworkType' | 'requiresCharging' | 'requiresDeviceIdle' | 'requiresBatteryNotLow' | 'requiresStorageNotLow'>> = {}): JobInfoSpec {
   return {
     id,
     service: SERVICE,
@@ -27,6 +27,7 @@ function job(id: number, minLatencyMs = 0): JobInfoSpec {
     requiresStorageNotLow: false,
     extras: { EXTRA_WORK_SPEC_ID: 'x' },
     priority: 300,
+    ...constraints,
   };
 }
 
@@ -34,10 +35,26 @@ interface Harness {
   service: JobSchedulerService;
   elapsed: number;
   started: { js: JobStatus; params: JobParameters }[];
+  /** Called after each JobService start. */
+  onStart: (() => void)[];
+}
+
+/** Resolves once `n` jobs have been started; fails after a deadline. */
+function waitStarted(h: Harness, n: number, deadlineMs = 2_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${h.started.length} of ${n} jobs started`)), deadlineMs);
+    const check = (): void => {
+      if (h.started.length < n) return;
+      clearTimeout(timer);
+      resolve();
+    };
+    h.onStart.push(check);
+    check();
+  });
 }
 
 function harness(api = 34): Harness {
-  const h = { elapsed: 10_000, started: [] } as unknown as Harness;
+  const h = { elapsed: 10_000, started: [], onStart: [] } as unknown as Harness;
   let hash = 0x258ed68;
   h.service = new JobSchedulerService({
     log: { slog: () => undefined } as unknown as SystemLog,
@@ -48,6 +65,7 @@ function harness(api = 34): Harness {
     packageUid: (pkg) => (pkg === 'com.example.feednotifier' ? 10190 : undefined),
     startJob: (js, params) => {
       h.started.push({ js, params });
+      for (const f of h.onStart) f();
       return Promise.resolve({ pid: 4321, continues: true });
     },
     stopJob: () => undefined,
@@ -123,5 +141,85 @@ describe('JobSchedulerService', () => {
     h.service.cancelJobsForPackage('com.example.feednotifier', 'app force stopped');
     expect(h.service.all()).to.have.length(0);
     expect(h.service.runCommand('com.example.feednotifier', 0, null, 5, false, true)).to.equal(CMD_ERR_NO_JOB);
+  });
+  it('run -s (OVERRIDE_SORTING) ignores no constraint: a pending timing delay is -1002 and the override is dropped', async () => {
+    h = harness();
+    h.service.schedule(10190, 'com.example.feednotifier', NS, job(0, 86_400_000));
+    expect(h.service.runCommand('com.example.feednotifier', 0, NS, 0, true, false)).to.equal(CMD_ERR_CONSTRAINTS);
+    // Neither pending nor ready: the job still waits for its delay.
+    expect(h.service.jobState('com.example.feednotifier', 0, NS, 0)).to.deep.equal({ out: 'waiting\n', code: 0 });
+    // Once the delay has passed, -s runs it.
+    h.elapsed += 86_400_000;
+    expect(h.service.runCommand('com.example.feednotifier', 0, NS, 0, true, false)).to.equal(0);
+    await waitStarted(h, 1);
+    expect(h.started.map((s) => s.params.jobId)).to.deep.equal([0]);
+  });
+
+  it('run without -f/-s (OVERRIDE_SOFT) ignores the timing delay, charging, battery, storage and idle, not the network', async () => {
+    h = harness();
+    h.service.schedule(10190, 'com.example.feednotifier', null, job(1, 86_400_000));
+    h.service.schedule(10190, 'com.example.feednotifier', null, job(2, 0, { requiresCharging: true, requiresBatteryNotLow: true, requiresStorageNotLow: true, requiresDeviceIdle: true }));
+    h.service.schedule(10190, 'com.example.feednotifier', null, job(3, 0, { requiredNetworkType: 1 }));
+    for (const id of [1, 2, 3]) expect(h.service.jobState('com.example.feednotifier', 0, null, id)).to.deep.equal({ out: 'waiting\n', code: 0 });
+    expect(h.service.runCommand('com.example.feednotifier', 0, null, 2, true, false)).to.equal(CMD_ERR_CONSTRAINTS);
+    expect(h.service.runCommand('com.example.feednotifier', 0, null, 3, false, false)).to.equal(CMD_ERR_CONSTRAINTS);
+    expect(h.service.runCommand('com.example.feednotifier', 0, null, 1, false, false)).to.equal(0);
+    expect(h.service.runCommand('com.example.feednotifier', 0, null, 2, false, false)).to.equal(0);
+    await waitStarted(h, 2);
+    // The same evaluation passed over job 3, which stays unstarted.
+    expect(h.started.map((s) => s.params.jobId).sort()).to.deep.equal([1, 2]);
+    expect(h.service.jobState('com.example.feednotifier', 0, null, 3)).to.deep.equal({ out: 'waiting\n', code: 0 });
+    // -f (OVERRIDE_FULL) ignores everything.
+    expect(h.service.runCommand('com.example.feednotifier', 0, null, 3, false, true)).to.equal(0);
+    await waitStarted(h, 3);
+    expect(h.started.map((s) => s.params.jobId).sort()).to.deep.equal([1, 2, 3]);
+  });
+
+  it('cancel: all jobs of the uid in every namespace, or one job in its namespace; `No matching …` and 0 when nothing goes', () => {
+    h = harness();
+    h.service.schedule(10190, 'com.example.feednotifier', NS, job(0, 86_400_000));
+    h.service.schedule(10190, 'com.example.feednotifier', null, job(0, 86_400_000));
+    h.service.schedule(10190, 'com.example.feednotifier', null, job(4, 86_400_000));
+    expect(h.service.cancelCommand('com.nope', 0, null, undefined)).to.deep.equal({ out: 'Package com.nope not found.\n', code: CMD_ERR_NO_PACKAGE });
+    expect(h.service.cancelCommand(null, 0, null, 4)).to.deep.equal({ out: 'Package null not found.\n', code: CMD_ERR_NO_PACKAGE });
+    expect(h.service.cancelCommand('com.example.feednotifier', 0, 'other', 0)).to.deep.equal({
+      out: 'Canceling job com.example.feednotifier/#0 in user 0\nNo matching job found.\n',
+      code: 0,
+    });
+    expect(h.service.all()).to.have.length(3);
+    expect(h.service.cancelCommand('com.example.feednotifier', 0, NS, 0)).to.deep.equal({ out: 'Canceling job com.example.feednotifier/#0 in user 0\n', code: 0 });
+    expect(h.service.all().map((j) => [j.namespace, j.job.id])).to.deep.equal([
+      [null, 0],
+      [null, 4],
+    ]);
+    expect(h.service.cancelCommand('com.example.feednotifier', 0, NS, undefined)).to.deep.equal({ out: 'Canceling all jobs for com.example.feednotifier in user 0\n', code: 0 });
+    expect(h.service.all()).to.have.length(0);
+    expect(h.service.cancelCommand('com.example.feednotifier', 0, null, undefined)).to.deep.equal({
+      out: 'Canceling all jobs for com.example.feednotifier in user 0\nNo matching jobs found.\n',
+      code: 0,
+    });
+  });
+
+  it('dump: `  None.` under no printed job, `Restricted due to: none.` before Ready, `  None` for an empty pending queue (API 34)', () => {
+    h = harness(34);
+    const empty = h.service.dump(undefined).split('\n');
+    expect(empty.slice(1, 3)).to.deep.equal(['Registered 0 jobs:', '  None.']);
+    expect(empty.slice(empty.indexOf('Pending queue:'), empty.indexOf('Pending queue:') + 3)).to.deep.equal(['Pending queue:', '  None', '']);
+    h.service.schedule(10190, 'com.example.feednotifier', NS, job(0, 86_400_000));
+    const one = h.service.dump(10190).split('\n');
+    const ready = one.findIndex((l) => l.startsWith('    Ready: '));
+    expect(one[ready - 1]).to.equal('    Restricted due to: none.');
+    expect(one).to.not.include('  None.');
+    // Filtered to another uid: nothing printed, so `None.` under the total count.
+    expect(h.service.dump(10191).split('\n').slice(1, 3)).to.deep.equal(['Registered 1 jobs:', '  None.']);
+  });
+
+  it('dump on API 30: `  None.` only with no job registered, nothing under an empty pending queue', () => {
+    h = harness(30);
+    const empty = h.service.dump(undefined).split('\n');
+    expect(empty.slice(1, 3)).to.deep.equal(['Registered 0 jobs:', '  None.']);
+    expect(empty.slice(empty.indexOf('Pending queue:'), empty.indexOf('Pending queue:') + 3)).to.deep.equal(['Pending queue:', '', 'Active jobs:']);
+    h.service.schedule(10190, 'com.example.feednotifier', null, job(0, 86_400_000));
+    expect(h.service.dump(10191).split('\n').slice(1, 3)).to.deep.equal(['Registered 1 jobs:', '']);
   });
 });

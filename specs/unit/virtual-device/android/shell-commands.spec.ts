@@ -101,6 +101,42 @@ describe('cmd jobscheduler', () => {
     });
     jobs.dispose();
   });
+
+  it('run -s on a job still in its timing delay: functional-constraints error on stderr, exit 22; run (soft) runs it', async () => {
+    const { system, jobs } = fakeSystem(34);
+    jobs.schedule(10190, 'com.example.feednotifier', 'androidx.work.systemjobscheduler', JOB);
+    const h = jobschedulerHandler(system, 2000);
+    expect(await run(h, ['run', '-s', '-n', 'androidx.work.systemjobscheduler', 'com.example.feednotifier', '0'])).to.deep.equal({
+      out: '',
+      err: 'Job 0 in package com.example.feednotifier / namespace androidx.work.systemjobscheduler / user 0 has functional constraints but --force not specified\n',
+      code: 22,
+    });
+    expect(await run(h, ['run', '-n', 'androidx.work.systemjobscheduler', 'com.example.feednotifier', '0'])).to.deep.equal({ out: 'Running job\n', err: '', code: 0 });
+    jobs.dispose();
+  });
+
+  it('help and no command print the help and exit 255 (BasicShellCommandHandler returns -1); dump is an unknown command', async () => {
+    const { system, jobs } = fakeSystem(34);
+    const h = jobschedulerHandler(system, 2000);
+    for (const args of [[], ['help'], ['-h']]) {
+      const r = await run(h, args);
+      expect([r.out.split('\n')[0], r.err, r.code]).to.deep.equal(['Job scheduler (jobscheduler) commands:', '', 255]);
+    }
+    expect(await run(h, ['dump'])).to.deep.equal({ out: 'Unknown command: dump\n', err: '', code: 255 });
+    jobs.dispose();
+  });
+
+  it('cancel without a package reaches executeCancelCommand as null: `Package null not found.`, exit 24', async () => {
+    const { system, jobs } = fakeSystem(34);
+    const h = jobschedulerHandler(system, 2000);
+    expect(await run(h, ['cancel'])).to.deep.equal({ out: 'Package null not found.\n', err: '', code: 24 });
+    expect(await run(h, ['cancel', 'com.example.feednotifier'])).to.deep.equal({
+      out: 'Canceling all jobs for com.example.feednotifier in user 0\nNo matching jobs found.\n',
+      err: '',
+      code: 0,
+    });
+    jobs.dispose();
+  });
 });
 
 describe('cmd alarm / settings', () => {

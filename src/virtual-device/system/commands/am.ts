@@ -2,7 +2,9 @@
  * `am` (`cmd activity`): start, force-stop, kill, broadcast.
  * Source: frameworks/base services/core/java/com/android/server/am/ActivityManagerShellCommand.java
  * (runStartActivity: `Starting: <Intent>` on stdout before FLAG_ACTIVITY_NEW_TASK is added, the
- * START_* warnings/errors on stderr unless -W, exit 0; runForceStop / runKill print nothing;
+ * START_* warnings/errors on stderr unless -W, exit 0 — aosp-mirror/platform_frameworks_base
+ * @c014fb5c: START_CLASS_NOT_FOUND prints NO_CLASS_ERROR_CODE (`Error type 3`) and `Error:
+ * Activity class <component.toShortString()> does not exist.`; runForceStop / runKill print nothing;
  * runSendBroadcast adds FLAG_RECEIVER_FROM_SHELL, prints `Broadcasting: <Intent>`, waits for the
  * ordered broadcast and prints `Broadcast completed: result=<code>[, data="<data>"]`).
  * On Android 11+ /system/bin/am runs `cmd activity "$@"` for these commands.
@@ -18,6 +20,7 @@ import type { Bundle } from '../instrumentation.js';
 import { StartResult } from '../activity-manager.js';
 import type { AndroidSystem } from '../android-system.js';
 import { IntentFlag, flattenToString, intentToString, parseComponentName } from '../intent.js';
+import { dumpService } from './dumpsys.js';
 import { parseIntentArgs } from './intent-args.js';
 import { JavaException, handleDefaultCommands, illegalArgument, parseJavaInt, runShellCommand, type CommandOutput, type ShellArgs } from './shell-command.js';
 
@@ -213,7 +216,8 @@ export function amHandler(system: AndroidSystem, ctx?: CommandContext): (cmd: st
       case 'broadcast':
         return runBroadcast(system, args, out);
       default:
-        return handleDefaultCommands(cmd, out, printHelp);
+        // ActivityManagerShellCommand extends ShellCommand: `dump` is the activity service's dump.
+        return handleDefaultCommands(cmd, out, printHelp, { args, text: (a) => dumpService(system, 'activity', a) ?? '' });
     }
   };
 }

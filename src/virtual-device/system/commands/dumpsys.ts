@@ -54,7 +54,8 @@ function dumpServices(system: AndroidSystem, pkgFilter: string | undefined): str
 
 const SERVICES = ['activity', 'alarm', 'deviceidle', 'jobscheduler', 'notification', 'package', 'settings'];
 
-function dumpService(system: AndroidSystem, service: string, args: readonly string[]): string | undefined {
+/** The dump of one service (`dumpsys SERVICE ARGS...`, also a ShellCommand's `dump`); undefined for an unknown service. */
+export function dumpService(system: AndroidSystem, service: string, args: readonly string[]): string | undefined {
   switch (service) {
     case 'jobscheduler': {
       const pkgArg = args.find((a) => !a.startsWith('-'));

@@ -146,13 +146,10 @@ export function jobschedulerHandler(system: AndroidSystem, callerUid: number): (
             out.println('Error: must specify a concrete user ID');
             return -1;
           }
+          // cancelJob passes a missing PACKAGE on as null (executeCancelCommand reports it).
           const pkg = args.getNextArg();
           const idText = args.getNextArg();
           const jobId = idText === null ? undefined : parseJavaInt(idText);
-          if (pkg === null) {
-            out.println('Error: package name required');
-            return -1;
-          }
           const { out: text, code } = jobs.cancelCommand(pkg, o.userId, o.namespace, jobId);
           out.print(text);
           return code;

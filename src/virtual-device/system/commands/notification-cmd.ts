@@ -9,6 +9,7 @@
 import { Uid } from '../../types.js';
 import type { AndroidSystem } from '../android-system.js';
 import { parseComponentName } from '../intent.js';
+import { dumpService } from './dumpsys.js';
 import { handleDefaultCommands, type CommandOutput, type ShellArgs } from './shell-command.js';
 
 function printHelp(out: CommandOutput): void {
@@ -65,7 +66,8 @@ export function notificationHandler(system: AndroidSystem, callerUid: number): (
         return 0;
       }
       default:
-        return handleDefaultCommands(cmd, out, printHelp);
+        // NotificationShellCmd extends ShellCommand: `dump` is the notification service's dump.
+        return handleDefaultCommands(cmd, out, printHelp, { args, text: (a) => dumpService(system, 'notification', a) ?? '' });
     }
   };
 }

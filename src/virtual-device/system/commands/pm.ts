@@ -4,7 +4,12 @@
  *
  * Sources: frameworks/base services/core/java/com/android/server/pm/PackageManagerShellCommand.java
  * (`package:<name>`, `-f` -> `package:<apk>=<name>`, `-3` third-party only, `-U` ` uid:<uid>`;
- * `pm clear` prints `Success`/`Failed`; `pm install` prints `Success`), PermissionManagerService
+ * `pm clear`: runClear (aosp-mirror @6257ba4c; no PACKAGE: `Error: no package specified` on
+ * stderr, 1) prints `Success` (0), or `Failed` on stderr and
+ * returns 1 when ActivityManagerService.clearApplicationUserData reports failure, which it does
+ * for an unknown package (aosp-mirror services/core/java/com/android/server/am/
+ * ActivityManagerService.java @f3054ea8: `pkgUid == -1` -> observer.onRemoveCompleted(pkg, false);
+ * `pm install` prints `Success`), PermissionManagerService
  * (an unknown permission throws IllegalArgumentException "Unknown permission: <name>", which
  * BasicShellCommandHandler prints as "Exception occurred while executing 'grant':"), and
  * Settings.dumpPackageLPr for the dump layout (userId=, flags=[ ... ], runtime permissions).
@@ -171,10 +176,17 @@ export function pmHandler(system: AndroidSystem, ctx: CommandContext): (cmd: str
       }
       case 'clear': {
         skipUser(args, ['--cache-only']);
-        const name = args.getNextArgRequired();
-        const ok = await system.clearData(name);
-        out.println(ok ? 'Success' : 'Failed');
-        return 0;
+        const name = args.getNextArg();
+        if (name === null) {
+          out.errPrintln('Error: no package specified');
+          return 1;
+        }
+        if (await system.clearData(name)) {
+          out.println('Success');
+          return 0;
+        }
+        out.errPrintln('Failed');
+        return 1;
       }
       case 'grant':
       case 'revoke': {

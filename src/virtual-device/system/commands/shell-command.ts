@@ -7,8 +7,14 @@
  * - getNextArgRequired(): IllegalArgumentException `Argument expected after "<prev>"`.
  * - exec(): an exception escaping onCommand prints an empty line, `Exception occurred while
  *   executing '<cmd>':` and the stack trace on stderr, and the result is -1.
- * - handleDefaultCommands(): `help`/`-h`/no command print the help; anything else prints
- *   `Unknown command: <cmd>` and returns -1.
+ * - handleDefaultCommands() (BasicShellCommandHandler: aosp-mirror/platform_frameworks_base
+ *   core/java/android/os/BasicShellCommandHandler.java @7b6fdf38, Ankits-lab/frameworks_base
+ *   @150a9240; a decompiled com.android.modules.utils copy, the base of the API 34
+ *   JobSchedulerShellCommand, has the same method: search-index id 4995260733):
+ *   `help`/`-h`/no command print the help, anything else prints `Unknown command: <cmd>`; both
+ *   return -1. android.os.ShellCommand (Ankits-lab/frameworks_base @150a9240, the base of
+ *   ActivityManagerShellCommand, PackageManagerShellCommand, NotificationShellCmd) first turns
+ *   `dump ARGS...` into the service's doDump (the `dumpsys SERVICE ARGS...` text) and returns 0.
  * The return value reaches the shell truncated to 8 bits (-1 -> 255, -1001 -> 23).
  */
 import type { CommandContext } from '../../types.js';
@@ -156,13 +162,17 @@ export async function runShellCommand(ctx: CommandContext, args: readonly string
   return res & 0xff;
 }
 
-/** BasicShellCommandHandler.handleDefaultCommands. */
-export function handleDefaultCommands(cmd: string | null, out: CommandOutput, help: (out: CommandOutput) => void): number {
-  if (cmd === null || cmd === 'help' || cmd === '-h') {
-    help(out);
+/**
+ * BasicShellCommandHandler.handleDefaultCommands; with `dump` (a ShellCommand subclass), the
+ * `dump` command prints the service's dump of the remaining arguments and returns 0.
+ */
+export function handleDefaultCommands(cmd: string | null, out: CommandOutput, help: (out: CommandOutput) => void, dump?: { args: ShellArgs; text: (args: readonly string[]) => string }): number {
+  if (cmd === 'dump' && dump !== undefined) {
+    out.print(dump.text(dump.args.rest()));
     return 0;
   }
-  out.println(`Unknown command: ${cmd}`);
+  if (cmd === null || cmd === 'help' || cmd === '-h') help(out);
+  else out.println(`Unknown command: ${cmd}`);
   return -1;
 }
 
