@@ -296,6 +296,10 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     await adb.connect(fresh.serial);
     const shellOut = async (cmd: string) => (await adb.adb(['-s', fresh.serial, 'shell', cmd])).stdout.toString('utf8').trim();
     const autoTimeBefore = await shellOut('settings get global auto_time');
+    // The user's own rule on the app's port: the script takes the port over and gives it back.
+    await adb.adb(['-s', fresh.serial, 'reverse', 'tcp:8765', 'tcp:4321']);
+    const reversesBefore = (await adb.adb(['-s', fresh.serial, 'reverse', '--list'])).stdout.toString('utf8').trim();
+    expect(reversesBefore).to.match(/ tcp:8765 tcp:4321$/);
     const result = await runScript([script, fresh.serial, String(await freePort())], {
       ANDROID_ADB_SERVER_PORT: String(adb.port),
       DEDUP_VERIFY: `${process.execPath} --import tsx ${join(ROOT, 'specs', 'support', 'cli-entry.ts')}`,
@@ -303,7 +307,7 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     });
     // The device is left as it was found.
     expect(await shellOut('settings get global auto_time'), result.out).to.equal(autoTimeBefore);
-    expect((await adb.adb(['-s', fresh.serial, 'reverse', '--list'])).stdout.toString('utf8').trim()).to.equal('');
+    expect((await adb.adb(['-s', fresh.serial, 'reverse', '--list'])).stdout.toString('utf8').trim()).to.equal(reversesBefore);
     return result;
   }
 

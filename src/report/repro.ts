@@ -156,12 +156,17 @@ watch() { printf '   >> watch: %s\n' "$*"; }
 die() { printf 'repro: %s\n' "$*" >&2; exit 1; }
 
 SERVER_PID=""
+ORIG_REVERSE=""
+REVERSE_SET=""
 ORIG_AUTO_TIME=""
 CLOCK_OFFSET_MS=""
 cleanup() {
   set +e
   if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
-  $ADB reverse --remove "tcp:$DEVICE_PORT" >/dev/null 2>&1
+  if [ -n "$REVERSE_SET" ]; then
+    if [ -n "$ORIG_REVERSE" ]; then $ADB reverse "tcp:$DEVICE_PORT" "$ORIG_REVERSE" >/dev/null 2>&1
+    else $ADB reverse --remove "tcp:$DEVICE_PORT" >/dev/null 2>&1; fi
+  fi
   if [ -n "$CLOCK_OFFSET_MS" ]; then
     $ADB shell cmd alarm set-time "$(( $(date +%s) * 1000 + CLOCK_OFFSET_MS ))" >/dev/null 2>&1
   fi
@@ -231,6 +236,10 @@ start_server() {
     kill -0 "$SERVER_PID" 2>/dev/null || die "serve-feed stopped: $(cat "$WORK/serve-feed.log")"
     die "serve-feed did not listen on port $PORT within $WAIT_S s"
   }
+  # A rule the device already had for this port is put back on exit (reverse --list lines are
+  # "<transport> <device side> <host side>", adb's reverse:list-forward).
+  ORIG_REVERSE=$($ADB reverse --list | tr -d '\r' | awk -v l="tcp:$DEVICE_PORT" '$2 == l { print $3; exit }')
+  REVERSE_SET=1
   $ADB reverse "tcp:$DEVICE_PORT" "tcp:$PORT" >/dev/null
   echo "serve-feed on 127.0.0.1:$PORT; device port $DEVICE_PORT reversed to it"
 }
