@@ -13,7 +13,10 @@ import { main, type CliIo } from '../../src/cli/main.js';
 import { probeReverse } from '../../src/cli/commands/doctor.js';
 import { AdbDevice } from '../../src/device/adb-device.js';
 import type { AndroidDevice } from '../../src/device/android-device.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { saveDeviceState } from '../../src/scenario/hygiene.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
+import { runCli } from '../support/cli.js';
 import { testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';
 import type { StartVirtualDeviceOptions } from '../../src/virtual-device/server.js';
 
@@ -23,6 +26,7 @@ const CHECKS = [
   'adb',
   'adb server',
   'device',
+  'restored after earlier runs',
   'config',
   'API level',
   'app installed',
@@ -46,11 +50,18 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
   let work: string;
   const devices = testDevices();
 
+  let savedStateHome: string | undefined;
+
   before(async () => {
     adb = await startAdbServer();
     work = await mkdtemp(join(tmpdir(), 'dv-doctor-spec-'));
+    // State files of interrupted runs: this spec's own, never the user's ~/.local/state.
+    savedStateHome = process.env['XDG_STATE_HOME'];
+    process.env['XDG_STATE_HOME'] = join(work, 'state');
   });
   after(async () => {
+    if (savedStateHome === undefined) delete process.env['XDG_STATE_HOME'];
+    else process.env['XDG_STATE_HOME'] = savedStateHome;
     await devices.stopAll();
     await adb.stop();
     await rm(work, { recursive: true, force: true });
@@ -137,6 +148,54 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
       found: 'POST_NOTIFICATIONS not granted',
       fix: `adb -s ${d.serial} shell pm grant ${PKG} android.permission.POST_NOTIFICATIONS`,
     });
+  });
+
+  it('a device an interrupted run left unrestored fails its check with the restore command; run refuses it leading with that command', async () => {
+    const d = await device();
+    const config = await loadConfig(CONFIG);
+    // What a run that was killed right after it saved the device leaves behind.
+    const real = await AdbDevice.open({ serial: d.serial, port: adb.port });
+    try {
+      await saveDeviceState(real, { adb: { host: '127.0.0.1', port: adb.port }, pkg: PKG, databaseFile: config.database.file, devicePort: config.feed.devicePort });
+    } finally {
+      await real.close();
+    }
+    // Saving stopped the app (its jobs with it); launched again, only the state file is left wrong.
+    await shell(d.serial, `am start -n ${PKG}/.MainActivity`);
+    const restoreCommand = `dedup-verify restore --device ${d.serial}`;
+
+    const json = await doctor('--device', d.serial, '--json');
+    expect(json.code, json.out).to.equal(2);
+    const report = JSON.parse(json.out) as { ok: boolean; checks: Check[] };
+    expect(report.ok).to.equal(false);
+    expect(report.checks.map((c) => c.name)).to.deep.equal(CHECKS);
+    const failed = report.checks.filter((c) => !c.ok);
+    expect(failed.map((c) => [c.name, c.fix])).to.deep.equal([['restored after earlier runs', restoreCommand]]);
+    expect(failed[0]?.found).to.match(/^an interrupted run left its state file \(saved .*, app com\.example\.feednotifier\) in .*: .*run refuses this device until it is restored$/);
+
+    const text = await doctor('--device', d.serial);
+    expect(text.code).to.equal(2);
+    const lines = text.out.split('\n');
+    const fail = lines.findIndex((l) => l.startsWith('FAIL restored after earlier runs: '));
+    expect(fail, text.out).to.be.greaterThan(-1);
+    expect(lines[fail + 1]).to.equal(`     fix: ${restoreCommand}`);
+    expect(text.out).to.not.match(/^Ready/m);
+
+    const run = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--scenario', 'back-to-back'], {
+      env: { XDG_STATE_HOME: join(work, 'state') },
+    });
+    expect(run.code, run.stderr).to.equal(2);
+    expect(run.stdout).to.equal('');
+    expect(run.stderr.trimEnd().split('\n'), run.stderr).to.have.length(1);
+    expect(run.stderr.startsWith(`error: Run \`${restoreCommand}\` first, then this command again: `), run.stderr).to.equal(true);
+    expect(run.stderr).to.not.include('no retry was left');
+
+    let restoreOut = '';
+    const restored = await main(['node', 'dedup-verify', 'restore', '--device', d.serial, '--adb-port', String(adb.port)], { stdout: (t) => (restoreOut += t), stderr: (t) => (restoreOut += t) });
+    expect(restored, restoreOut).to.equal(0);
+    const after = await doctor('--device', d.serial);
+    expect(after.code, after.out).to.equal(0);
+    expect(after.out).to.match(/^ok {3}restored after earlier runs: no state file left by an interrupted run/m);
   });
 
   it('stops at the device check, with its fix, when the serial is not online', async () => {

@@ -7,10 +7,10 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAdbServer, type AdbServer } from '../support/adb-server.js';
+import { freePort, startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';
 import { runCli, startCli } from '../support/cli.js';
 
@@ -103,9 +103,21 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     const before = await state(d.serial);
     const hostBefore = Date.now();
     const out = join(work, 'ok');
+    // An earlier run's output in the same directory: its repro script must not outlive it.
+    await mkdir(join(out, 'repro'), { recursive: true });
+    await writeFile(join(out, 'report.json'), '{}');
+    await writeFile(join(out, 'repro', 'back-to-back.sh'), '# from an earlier failing run\n');
     const args = ['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--out', out, ...FIVE.flatMap((s) => ['--scenario', s])];
     const r = await runCli(args);
     expect(r.code, r.stderr).to.equal(0);
+    expect(await stat(join(out, 'repro', 'back-to-back.sh')).catch(() => null)).to.equal(null);
+    // Evidence per scenario: the logcat lines it observed and the dumpsys outputs at its end.
+    const evidence = join(out, 'evidence', d.serial.replace(/[^A-Za-z0-9._-]/g, '_'));
+    const logcat = await readFile(join(evidence, 'back-to-back.logcat.txt'), 'utf8');
+    expect(logcat).to.match(/^\s*\d+\.\d{3}\s+\d+\s+\d+ I notification_enqueue: \[\d+,\d+,com\.example\.feednotifier,/m);
+    expect(logcat).to.match(/ I WM-WorkerWrapper: Worker result SUCCESS for Work \[ id=/);
+    expect(await readFile(join(evidence, 'back-to-back.dumpsys-jobscheduler.txt'), 'utf8')).to.match(/^ {2}JOB \S+: \S+ .*SystemJobService$/m);
+    expect(await readFile(join(evidence, 'malformed-entries.dumpsys-notification.txt'), 'utf8')).to.match(/NotificationRecord\(/);
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as { verdict: string; scenarios: { name: string; verdict: string }[] };
     expect(report.verdict).to.equal('pass');
     expect(report.scenarios.map((s) => [s.name, s.verdict])).to.deep.equal(FIVE.map((n) => [n, 'pass']));
@@ -113,6 +125,74 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     expectRestored(before, after);
     const expectedNow = before.timeMs + (Date.now() - hostBefore);
     expect(Math.abs(after.timeMs - expectedNow)).to.be.lessThan(2_000);
+  });
+
+  /** `ls -lRA` of the app's data directory but cache/ and code_cache/: type, mode, size and name. */
+  async function appTree(serial: string): Promise<string[]> {
+    const listing = await shell(serial, `run-as ${PKG} ls -lRA .`);
+    let dir = '';
+    const lines: string[] = [];
+    for (const line of listing.split('\n')) {
+      const header = /^(.*):$/.exec(line);
+      if (header) dir = header[1]!;
+      const m = /^(\S{10})\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\S+ \S+ (.+)$/.exec(line);
+      if (m && !/^\.\/(cache|code_cache)\b/.test(`${dir}/${m[3]!}`) && !/^\.\/(cache|code_cache)$/.test(`${dir}/${m[3]!}`)) {
+        // Sizes of SQLite files change with checkpoints; their content is compared below.
+        const sqlite = /\.db(-wal|-shm)?$|workdb(-wal|-shm)?$/.test(m[3]!);
+        lines.push(`${m[1]!} ${sqlite ? '' : m[2]!} ${dir}/${m[3]!}`);
+      }
+    }
+    return lines;
+  }
+
+  /** What WorkManager's own database says of the app's periodic work. */
+  async function workSchedule(serial: string): Promise<unknown[]> {
+    const dir = await mkdtemp(join(work, 'wm-'));
+    try {
+      for (const f of ['androidx.work.workdb', 'androidx.work.workdb-wal']) {
+        const r = await adb.adb(['-s', serial, 'exec-out', 'run-as', PKG, 'cat', `no_backup/${f}`]);
+        if (r.stdout.length > 0 && !r.stdout.toString('utf8').startsWith('cat:')) await writeFile(join(dir, f), r.stdout);
+      }
+      const db = new Database(join(dir, 'androidx.work.workdb'), { readonly: true });
+      try {
+        return db.prepare('SELECT id, worker_class_name, state, last_enqueue_time, interval_duration, run_attempt_count FROM workspec ORDER BY id').all();
+      } finally {
+        db.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("keeps every file of the app's data directory and WorkManager's schedule across scenarios that clear the app's data", async () => {
+    const d = await usedDevice();
+    // The user's own files, in directories the app did not make: a note, preferences (no
+    // shared_prefs/ existed), a second database. pm clear (first-install, cold-process) wipes them.
+    await shell(d.serial, `run-as ${PKG} sh -c 'mkdir -p files shared_prefs && echo precious > files/user-notes.txt && chmod 600 files/user-notes.txt && echo "<map />" > shared_prefs/user.xml && echo other > databases/other.db'`);
+    const before = { ...(await state(d.serial)), tree: await appTree(d.serial), work: await workSchedule(d.serial) };
+    const note = await shell(d.serial, `run-as ${PKG} cat files/user-notes.txt`);
+    expect(note).to.equal('precious');
+    expect(before.tree.join('\n')).to.match(/^-rw------- 9 \.\/files\/user-notes\.txt$/m);
+    const r = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--scenario', 'first-install', '--scenario', 'cold-process']);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.not.match(/TAINTED/);
+    const after = { ...(await state(d.serial)), tree: await appTree(d.serial), work: await workSchedule(d.serial) };
+    expectRestored(before, after);
+    expect(after.tree).to.deep.equal(before.tree);
+    expect(await shell(d.serial, `run-as ${PKG} cat files/user-notes.txt`)).to.equal('precious');
+    expect(await shell(d.serial, `run-as ${PKG} cat shared_prefs/user.xml`)).to.equal('<map />');
+    expect(await shell(d.serial, `run-as ${PKG} cat databases/other.db`)).to.equal('other');
+    // The schedule is WorkManager's as it was, not the future the scenarios moved it to, and
+    // JobScheduler has the app's job again (the app was running before the run). Starting the
+    // process for that (WorkManager's diagnostics broadcast) adds one DiagnosticsWorker record.
+    const diagnostics = (rows: unknown[]) => rows.filter((w) => (w as { worker_class_name: string }).worker_class_name === 'androidx.work.impl.workers.DiagnosticsWorker');
+    const others = (rows: unknown[]) => rows.filter((w) => !diagnostics([w]).length);
+    expect(others(after.work)).to.deep.equal(others(before.work));
+    expect(others(before.work)).to.have.length.greaterThan(0);
+    expect(diagnostics(after.work).length - diagnostics(before.work).length).to.equal(1);
+    expect(await shell(d.serial, `dumpsys jobscheduler ${PKG}`)).to.match(/^ {2}JOB \S+: \S+ .*SystemJobService$/m);
+    // No state file is left: the run restored everything.
+    expect((await runCli(['restore', '--device', d.serial, '--adb-port', String(adb.port)])).stdout).to.not.match(/restored/i);
   });
 
   const bugCases: [bug: string, scenario: string, kind: string][] = [
@@ -161,6 +241,54 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     expect(Math.abs(after.timeMs - (before.timeMs + (Date.now() - hostBefore)))).to.be.lessThan(2_000);
   });
 
+  it('Ctrl-C under --repeat: every trial is in report.json and junit.xml with its device, numbered from 1', async () => {
+    const d = await devices.start();
+    await adb.connect(d.serial);
+    const out = join(work, 'interrupted-repeat');
+    const run = startCli(['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--scenario', 'back-to-back', '--repeat', '3', '--out', out]);
+    // The first trial has started (the session labels it without "#1").
+    await run.waitForStderr(/ back-to-back \[\d+\.\ds\] setting up/);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).to.equal(2);
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as {
+      scenarios: { name: string; device: string; verdict: string; repeat?: number; error?: string }[];
+    };
+    expect(report.scenarios.map((s) => [s.name, s.device, s.repeat]), JSON.stringify(report.scenarios)).to.deep.equal([1, 2, 3].map((n) => ['back-to-back', d.serial, n]));
+    // The trials after the one the signal came in are not run; the last one at least.
+    const notRun = report.scenarios.filter((s) => s.error === 'not run: interrupted');
+    expect(notRun.map((s) => s.repeat), r.stderr).to.include(3);
+    for (const s of notRun) expect(s.verdict).to.equal('unknown');
+    expect(r.stderr).to.include(`] ${notRun.length} trial(s) not run\n`);
+    const junit = await readFile(join(out, 'junit.xml'), 'utf8');
+    expect(junit).to.not.match(/hostname=""|name="dedup-verify\."|classname="dedup-verify\."/);
+    expect(junit.match(/<testsuite /g)).to.have.length(1);
+    expect(junit).to.include(`<testsuite name="dedup-verify.${d.serial}"`);
+    expect(r.stdout).to.not.match(/ on {2}\(/);
+  });
+
+  it('a shard that selects no scenario is one line naming the selection, before the device is touched', async () => {
+    const d = await devices.start();
+    await adb.connect(d.serial);
+    const r = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--shard', '2/3', '--scenario', 'back-to-back']);
+    expect(r.code, r.stderr).to.equal(2);
+    expect(r.stdout).to.equal('');
+    // One line and no progress: the device was not leased, saved or checked.
+    expect(r.stderr).to.equal(
+      'error: --shard 2/3 selects no scenario: the selection has 1 (back-to-back) and shard I/N takes its scenarios I, I+N, I+2N, …; use --shard I/N with N ≤ 1, or select more scenarios.\n',
+    );
+  });
+
+  it('refuses an unknown --bug before it starts a private adb server', async () => {
+    // Nothing listens on this port: a run --virtual would start its own adb server.
+    const closed = await freePort();
+    const r = await runCli(['run', '--virtual', '--bug', 'nope'], { env: { ANDROID_ADB_SERVER_PORT: String(closed) } });
+    expect(r.code, r.stderr).to.equal(2);
+    expect(r.stderr).to.not.match(/private/);
+    expect(r.stderr.trimEnd().split('\n'), r.stderr).to.have.length(1);
+    expect(r.stderr).to.match(/^error: Unknown bug "nope"\. Bugs: no-db-check, /);
+  });
+
   it('rejects bad config and flags with one line and exit 2', async () => {
     const bad = join(work, 'bad.json');
     await writeFile(bad, '{"app": 5}');
@@ -169,6 +297,9 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
       ['run', '--virtual', '--scenario', 'no-such-scenario'],
       ['run', '--device', 'x', '--bug', 'no-db-check'],
       ['run', '--virtual', '--repeat', 'many'],
+      ['run', '--virtual', '--adb-port', '99999'],
+      ['run', '--virtual', '--out', bad],
+      ['run', '--config', CONFIG, '--shard', '3/2'],
     ]) {
       const r = await runCli(args, { env: { ANDROID_ADB_SERVER_PORT: String(adb.port) } });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).to.equal(2);

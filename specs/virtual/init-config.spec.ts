@@ -164,6 +164,18 @@ describe('dedup-verify init (virtual devices, real adb)', function () {
     expect((JSON.parse(await readFile(path, 'utf8')) as { app: unknown }).app).to.deep.equal(REFERENCE['app']);
   });
 
+  it('checks --out before it inspects the device: a missing directory is one line naming it', async () => {
+    const d = await device();
+    const dir = join(work, 'no-such-dir');
+    const path = join(dir, 'x.json');
+    const pattern = new RegExp(`^error: --out ${path}: the directory ${dir} does not exist; create it first \\(mkdir -p ${dir}\\)`);
+    // The package is misspelt too: had the device been inspected first, that would be the error.
+    expectOneLineError(await init('--device', d.serial, '--package', 'com.example.feednotifer', '--out', path), pattern);
+    // With everything else right, the whole inspection would run before the write failed.
+    expectOneLineError(await init('--device', d.serial, '--package', PKG, '--out', path), pattern);
+    expect(existsSync(dir)).to.equal(false);
+  });
+
   it('names the device to pick when several are online, and a device that is not there', async () => {
     await device({}, false);
     await device({}, false);

@@ -69,11 +69,39 @@ describe('dedup-verify run on several devices (virtual, real adb)', function () 
     const rep = await report(out);
     expect(rep.scenarios).to.have.length(4);
     expect(new Set(rep.scenarios.map((s) => s.device)).size).to.equal(2);
+    // Every trial carries its number, the first one too.
+    expect(rep.scenarios.map((s) => s.repeat).sort()).to.deep.equal([1, 2, 3, 4]);
     const agg = rep.aggregate?.find((a) => a.name === 'back-to-back');
     expect(agg?.trials).to.equal(4);
     expect(agg?.violations).to.equal(0);
     expect(agg?.interval95.low).to.equal(0);
     expect(agg?.interval95.high).to.be.within(0.4, 0.6);
+  });
+
+  it('SIGTERM: every scenario × device is in report.json and junit.xml, the ones not run as unknown with their device', async () => {
+    const [a, b] = await devices.startMany(2);
+    for (const d of [a!, b!]) await adb.connect(d.serial);
+    const out = join(work, 'stopped');
+    const scenarios = ['back-to-back', 'missed-run', 'oldest-first'];
+    const run = startCli(['run', '--config', CONFIG, '--adb-port', String(adb.port), '--device', a!.serial, '--device', b!.serial, ...scenarios.flatMap((s) => ['--scenario', s]), '--out', out]);
+    // Both devices are inside their first scenario.
+    for (const d of [a!, b!]) await run.waitForStderr(new RegExp(`${d.serial.replace(/\./g, '\\.')} back-to-back \\[`));
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    expect(r.code, r.stderr.slice(-2000)).to.equal(2);
+    const rep = await report(out);
+    const pairs = rep.scenarios.map((s) => `${s.name} on ${s.device}`).sort();
+    expect(pairs, JSON.stringify(rep.scenarios)).to.deep.equal(scenarios.flatMap((n) => [a!, b!].map((d) => `${n} on ${d.serial}`)).sort());
+    // What had not started is not run; at least the last scenario of each device.
+    const notRun = rep.scenarios.filter((s) => s.error === 'not run: interrupted');
+    for (const d of [a!, b!]) expect(notRun.map((s) => `${s.name} on ${s.device}`)).to.include(`oldest-first on ${d.serial}`);
+    for (const s of notRun) expect(s.verdict).to.equal('unknown');
+    expect(r.stderr).to.include(`] ${notRun.length} trial(s) not run\n`);
+    const junit = await readFile(join(out, 'junit.xml'), 'utf8');
+    expect(junit).to.not.match(/hostname=""|name="dedup-verify\."|classname="dedup-verify\."/);
+    expect(junit.match(/<testcase /g)).to.have.length(6);
+    for (const d of [a!, b!]) expect(junit).to.include(`<testsuite name="dedup-verify.${d.serial}" tests="3"`);
+    expect(r.stdout).to.not.match(/ on {2}\(/);
   });
 
   it('retries what a dying device was running on another device, and the others finish', async () => {

@@ -55,7 +55,8 @@ describe('dedup-verify restore after a crashed run (virtual device, real adb)', 
 
     const refused = await runCli(['run', '--device', d.serial, '--config', 'fixtures/reference-app.config.json', '--adb-port', String(adb.port), '--scenario', 'back-to-back'], { env });
     expect(refused.code).to.equal(2);
-    expect(refused.stderr).to.match(/was not restored after an earlier run .* Run `dedup-verify restore --device 127\.0\.0\.1:\d+` first/);
+    expect(refused.stderr).to.match(/^error: Run `dedup-verify restore --device 127\.0\.0\.1:\d+` first, then this command again: 127\.0\.0\.1:\d+ was not restored after an earlier run /m);
+    expect(refused.stderr.split('\n').filter((l) => l.startsWith('error:'))).to.have.length(1);
 
     const restored = await runCli(['restore', '--device', d.serial, '--adb-port', String(adb.port)], { env });
     expect(restored.code, restored.stderr).to.equal(0);

@@ -24,6 +24,7 @@ import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
 import { forceStop } from './activity.js';
 import { assertAppRelativePath, assertPackageName, quoteSqlIdentifier } from './names.js';
 import { classifyRunAsError, isNoSuchFile, type RunAsFailure } from './parsers/run-as.js';
+import { parseLsRecursive, type TreeEntry } from './parsers/ls.js';
 import { parseSharedPrefs, type PrefValue } from './parsers/shared-prefs.js';
 
 export type RunAsCheck = { readonly ok: true; readonly uid: number } | { readonly ok: false; readonly reason: RunAsFailure | 'other'; readonly message: string };
@@ -83,12 +84,16 @@ export async function writeAppFile(
   relativePath: string,
   data: Buffer,
   alsoRemove: readonly string[] = [],
+  options: { readonly mode?: number } = {},
 ): Promise<void> {
   assertPackageName(pkg);
   const target = assertAppRelativePath(relativePath);
   const temp = `${target}.dv-${randomBytes(6).toString('hex')}`;
   const removal = alsoRemove.map((p) => quoteShellArg(assertAppRelativePath(p))).join(' ');
-  const finish = `mv -f ${quoteShellArg(temp)} ${quoteShellArg(target)}${removal ? ` && rm -f ${removal}` : ''}`;
+  // The temp file gets the shell's umask; before the rename it takes the mode asked for, else the
+  // mode of the file it replaces (toybox `stat -c %a`: a database stays -rw-rw----), else 0600.
+  const mode = options.mode !== undefined ? (options.mode & 0o7777).toString(8) : `"$(stat -c %a ${quoteShellArg(target)} 2>/dev/null || echo 600)"`;
+  const finish = `chmod ${mode} ${quoteShellArg(temp)} && mv -f ${quoteShellArg(temp)} ${quoteShellArg(target)}${removal ? ` && rm -f ${removal}` : ''}`;
   const viaStdin = await device.shell(['run-as', pkg, 'sh', '-c', `cat > ${quoteShellArg(temp)} && ${finish}`], { stdin: data, timeoutMs: 120_000 });
   if (viaStdin.exitCode !== 0) {
     const staged = `/data/local/tmp/dv-${randomBytes(8).toString('hex')}`;
@@ -297,6 +302,103 @@ export async function loadDatabaseBackup(backupDir: string): Promise<DatabaseBac
 export async function readSharedPrefs(device: AndroidDevice, pkg: string, name: string): Promise<Record<string, PrefValue> | null> {
   const file = await readAppFile(device, pkg, `shared_prefs/${name.endsWith('.xml') ? name : `${name}.xml`}`);
   return file === null ? null : parseSharedPrefs(file.toString('utf8'));
+}
+
+/**
+ * Directories of the app's data directory that are not backed up or restored: Android may clear
+ * them at any time (Context.getCacheDir / getCodeCacheDir), and `pm clear` re-creates them.
+ */
+export const DISPOSABLE_APP_DIRS = ['cache', 'code_cache'] as const;
+
+function isDisposable(path: string): boolean {
+  return DISPOSABLE_APP_DIRS.some((d) => path === d || path.startsWith(`${d}/`));
+}
+
+/** Every entry under the app's data directory (`run-as PKG ls -lRA .`), disposable dirs excluded. */
+export async function listAppTree(device: AndroidDevice, pkg: string): Promise<TreeEntry[]> {
+  const argv = ['run-as', assertPackageName(pkg), 'ls', '-lRA', '.'];
+  const result = await device.shell(argv, { timeoutMs: 120_000 });
+  if (result.exitCode !== 0) {
+    const refusal = classifyRunAsError(result.stderr);
+    if (refusal !== null) await assertRunAs(device, pkg);
+    throw new DeviceCommandError(`Could not list the data directory of ${pkg} on ${device.serial}: ${result.stderr.trim() || `exit ${result.exitCode}`}`, {
+      command: buildShellCommand(argv),
+      exitCode: result.exitCode,
+      stderr: result.stderr,
+    });
+  }
+  return parseLsRecursive(result.stdout.toString('utf8')).filter((e) => !isDisposable(e.path));
+}
+
+export interface AppTreeBackup {
+  readonly pkg: string;
+  /** Host directory: `files/<path>` for each file, and `tree.json`. */
+  readonly dir: string;
+  /** Directories and files, parents before children; symlinks are left alone. */
+  readonly entries: readonly (TreeEntry & { readonly sha256?: string })[];
+}
+
+/**
+ * Copies every file of the app's data directory (but cache and code_cache) to `dir`, with its
+ * mode, so that `restoreAppTree` can put the whole directory back after `pm clear` or edits.
+ * The app should be stopped (its files then do not change while they are copied).
+ */
+export async function backupAppTree(device: AndroidDevice, pkg: string, dir: string): Promise<AppTreeBackup> {
+  const tree = (await listAppTree(device, pkg)).filter((e) => e.type === 'file' || e.type === 'dir');
+  const entries: (TreeEntry & { sha256?: string })[] = [];
+  for (const entry of tree) {
+    if (entry.type === 'dir') {
+      entries.push(entry);
+      continue;
+    }
+    const data = await readAppFile(device, pkg, entry.path);
+    if (data === null) continue; // removed while listing
+    const host = join(dir, 'files', ...entry.path.split('/'));
+    await mkdir(join(host, '..'), { recursive: true });
+    await writeFile(host, data);
+    entries.push({ ...entry, size: data.length, sha256: sha256(data) });
+  }
+  const backup: AppTreeBackup = { pkg, dir, entries };
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'tree.json'), `${JSON.stringify(backup, null, 2)}\n`);
+  return backup;
+}
+
+/**
+ * Puts the app's data directory back as `backupAppTree` found it: the app is force-stopped,
+ * files and directories that were not there are removed (cache and code_cache aside), missing
+ * directories are made, and every file is written back with its mode and verified.
+ */
+export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBackup): Promise<void> {
+  const pkg = assertPackageName(backup.pkg);
+  await forceStop(device, pkg);
+  const wanted = new Map(backup.entries.map((e) => [e.path, e]));
+  const now = await listAppTree(device, pkg);
+  // Extra entries: the topmost ones are enough (rm -rf takes their contents).
+  const extra = now.filter((e) => {
+    const before = wanted.get(e.path);
+    return before === undefined || (before.type === 'dir') !== (e.type === 'dir');
+  });
+  const topmost = extra.filter((e) => !extra.some((o) => o !== e && e.path.startsWith(`${o.path}/`)));
+  if (topmost.length > 0) await device.shellText(['run-as', pkg, 'rm', '-rf', ...topmost.map((e) => assertAppRelativePath(e.path))]);
+  const dirs = backup.entries.filter((e) => e.type === 'dir');
+  if (dirs.length > 0) {
+    await device.shellText(['run-as', pkg, 'mkdir', '-p', ...dirs.map((d) => assertAppRelativePath(d.path))]);
+    for (const d of dirs) await device.shellText(['run-as', pkg, 'chmod', (d.mode & 0o7777).toString(8), assertAppRelativePath(d.path)]);
+  }
+  for (const file of backup.entries) {
+    if (file.type !== 'file') continue;
+    const data = await readFile(join(backup.dir, 'files', ...file.path.split('/')));
+    if (file.sha256 !== undefined && sha256(data) !== file.sha256) {
+      throw new DedupVerifyError(ErrorCode.Restore, `The backup of ${file.path} in ${backup.dir} does not match its checksum; it was not restored.`);
+    }
+    await writeAppFile(device, pkg, file.path, data, [], { mode: file.mode });
+  }
+}
+
+/** Reads a backup description written by backupAppTree. */
+export async function loadAppTreeBackup(dir: string): Promise<AppTreeBackup> {
+  return JSON.parse(await readFile(join(dir, 'tree.json'), 'utf8')) as AppTreeBackup;
 }
 
 async function copyBackupFiles(backup: DatabaseBackup, dbPath: string): Promise<void> {

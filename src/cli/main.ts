@@ -52,8 +52,19 @@ function collect(value: string, previous: string[] = []): string[] {
 
 function intArg(name: string) {
   return (value: string): number => {
-    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} takes a whole number.`);
+    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`${name} takes a whole number.`);
     return Number(value);
+  };
+}
+
+/** A TCP port: `min` is 1 for a server to reach, 0 where 0 means "pick a free port". */
+function portArg(name: string, min: 0 | 1) {
+  return (value: string): number => {
+    const range = `a TCP port from ${min} to 65535${min === 0 ? ' (0: a free port)' : ''}`;
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} takes a whole number, ${range}.`);
+    const port = Number(value);
+    if (port < min || port > 65535) throw new InvalidArgumentError(`${name} takes ${range} (got ${value}).`);
+    return port;
   };
 }
 
@@ -124,7 +135,7 @@ Environment:
     .option('--repeat <n>', 'run every scenario n times (flakiness hunt)', intArg('--repeat'), 1)
     .option('--infra-retries <n>', 'retry a scenario up to n times when the device or adb fails (never on a violated property)', intArg('--infra-retries'), 0)
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
-    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', intArg('--adb-port'))
+    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', portArg('--adb-port', 1))
     .option('--out <dir>', 'write report.json, history.jsonl, junit.xml, report.html, repro scripts and evidence here')
     .option('--json', 'print the report (report.json) on stdout instead of the summary')
     .addHelpText(
@@ -183,7 +194,7 @@ Environment:
     .option('--device <serial>', 'adb serial of the device (default: the only online device)')
     .option('--config <file>', 'config file (default: ./dedup-verify.config.json, else the reference-app config)')
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
-    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', intArg('--adb-port'))
+    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', portArg('--adb-port', 1))
     .option('--json', 'print { ok, checks: [{ name, ok, found, fix? }] } as JSON')
     .addHelpText(
       'after',
@@ -203,7 +214,7 @@ Environment:
     .option('--out <file>', 'where to write the config', 'dedup-verify.config.json')
     .option('--force', 'overwrite --out if it exists')
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
-    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', intArg('--adb-port'))
+    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', portArg('--adb-port', 1))
     .option('--json', 'print { path, device, package, found, confirm, config } as JSON')
     .addHelpText(
       'after',
@@ -222,7 +233,7 @@ Environment:
     .description(
       'Start virtual Android devices running the reference app, that the real adb connects to; prints "virtual device listening on 127.0.0.1:PORT" per device and runs until SIGINT or SIGTERM.',
     )
-    .option('--port <n>', 'TCP port of the first device (0: a free port)', intArg('--port'), 0)
+    .option('--port <n>', 'TCP port of the first device (0: a free port)', portArg('--port', 0), 0)
     .option('--count <k>', 'number of devices, on consecutive ports', intArg('--count'), 1)
     .option('--api <level>', 'API level profile: 30, 33 or 34', intArg('--api'), 34)
     .option('--bug <name>', `switch on a bug of the reference app (repeatable): ${BUG_NAMES.join(', ')}`, collect)
@@ -245,7 +256,7 @@ Environment:
     .description(
       'Serve a fixture feed as /feed.xml (and the /receipts backend) on 127.0.0.1 until SIGINT or SIGTERM, printing one line per request: replay a scenario by hand with plain adb.',
     )
-    .option('--port <n>', 'TCP port on 127.0.0.1 (0: a free port)', intArg('--port'), 8765)
+    .option('--port <n>', 'TCP port on 127.0.0.1 (0: a free port)', portArg('--port', 0), 8765)
     .addOption(new Option('--fixture <name>', 'a built-in fixture feed from fixtures/feeds (default: fresh-five)').conflicts('file'))
     .option('--file <feed.xml>', 'serve this RSS or Atom file as /feed.xml (re-read on every request, so it can be edited)')
     .option('--journal <file>', 'append every request (headers, body, status) to this JSON Lines file')
@@ -268,7 +279,7 @@ Environment:
     )
     .option('--device <serial>', 'adb serial of the device (default: the only device with a state file)')
     .option('--adb-host <host>', 'adb server host (default: the one the run used)')
-    .option('--adb-port <port>', 'adb server port (default: the one the run used)', intArg('--adb-port'))
+    .option('--adb-port <port>', 'adb server port (default: the one the run used)', portArg('--adb-port', 1))
     .option('--json', 'print { restored, nothingToRestore, failed } as JSON')
     .addHelpText('after', examples('$ dedup-verify restore', '$ dedup-verify restore --device emulator-5554 --json'))
     .action(async (opts: Record<string, unknown>) => {

@@ -35,8 +35,12 @@ export class HistoryLineParser {
   private events = 0;
   constructor(private readonly source: string) {}
 
-  /** Returns the event on this line, or undefined for a blank line; throws HistoryError. */
+  /**
+   * Returns the event on this line, or undefined for a blank line; throws HistoryError. A UTF-8
+   * byte order mark at the start of line 1 (as some editors save) is not part of the JSON.
+   */
   parseLine(text: string, line: number): HistoryEvent | undefined {
+    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.length === 0 || text.trim().length === 0) return undefined;
     let value: unknown;
     try {

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AndroidDevice } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
@@ -19,7 +20,6 @@ import { assertRunAs } from '../android/app-data.js';
 import { isPackageInstalled } from '../android/packages.js';
 import { getSdkLevel } from '../android/properties.js';
 import { setAutoTime } from '../android/clock.js';
-import { forceStop, sendBroadcast } from '../android/activity.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
 import { restoreDevice, saveDeviceState, type RestoreReport, type SavedDeviceState } from './hygiene.js';
@@ -32,6 +32,12 @@ export interface SessionOptions {
   readonly adb: { readonly host: string; readonly port: number };
   readonly progress: (text: string) => void;
   readonly journalPath?: string;
+  /**
+   * Where each scenario's evidence goes (`run --out DIR/evidence/<serial>/`): the logcat lines
+   * the session observed during it (`<scenario>.logcat.txt`, as `logcat -v epoch` printed them)
+   * and, at its end, `dumpsys jobscheduler PKG` and `dumpsys notification --noredact`.
+   */
+  readonly evidenceDir?: string;
   /** Aborted on SIGINT/SIGTERM: the running scenario stops at its next step. */
   readonly signal?: AbortSignal;
   /** The device was created for this run (--virtual): a state file left for its serial is stale. */
@@ -62,6 +68,7 @@ export class DeviceSession {
     private readonly state: SavedDeviceState,
     private readonly progress: (text: string) => void,
     private readonly signal: AbortSignal,
+    private readonly evidenceDir: string | undefined,
   ) {}
 
   /** Checks the app, saves the device state, and sets up the server, reverse rule and stream. */
@@ -98,7 +105,7 @@ export class DeviceSession {
       });
       await device.reverse(config.feed.devicePort, server.port);
       observer = await LogObserver.start(device, config.timeouts.commandMs);
-      return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal);
+      return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal, options.evidenceDir);
     } catch (e) {
       await observer?.stop().catch(() => undefined);
       await server?.close().catch(() => undefined);
@@ -124,6 +131,7 @@ export class DeviceSession {
       progress: (text) => this.progress(`${this.device.serial} ${label} [${((performance.now() - started) / 1000).toFixed(1)}s] ${text}`),
     };
     const h = new DeviceHarness(context, label);
+    const logFrom = this.observer.position;
     const allowedDuplicates = scenario.allowedDuplicates ?? this.config.allowedDuplicates;
     let error: string | undefined;
     try {
@@ -145,6 +153,14 @@ export class DeviceSession {
     } finally {
       this.server.clearFaults();
       this.server.release();
+    }
+    if (this.evidenceDir !== undefined) {
+      try {
+        // After a harness failure the device may be gone or hung: the logcat lines only.
+        h.note(`evidence: ${(await this.writeEvidence(label, logFrom, error === undefined)).join(', ')}`);
+      } catch (e) {
+        h.note(`evidence could not be written: ${describeError(e)}`);
+      }
     }
     const checkOrder = scenario.checksOrder === true;
     const check = checkHistory(h.events, { windowMs: this.config.windowMs, allowedDuplicates, checkOrder });
@@ -183,6 +199,21 @@ export class DeviceSession {
     };
   }
 
+  /** Writes the scenario's logcat lines and the end-of-scenario dumpsys outputs; returns the file names. */
+  private async writeEvidence(label: string, logFrom: number, withDumpsys: boolean): Promise<string[]> {
+    const dir = this.evidenceDir!;
+    const base = label.replace(/[^A-Za-z0-9._-]/g, '-');
+    await mkdir(dir, { recursive: true });
+    const files: [name: string, content: () => Promise<string>][] = [
+      [`${base}.logcat.txt`, () => Promise.resolve(this.observer.since(logFrom).map((l) => `${l.raw}\n`).join(''))],
+      [`${base}.dumpsys-jobscheduler.txt`, () => this.device.shellText(['dumpsys', 'jobscheduler', this.config.app.package], { timeoutMs: this.config.timeouts.commandMs })],
+      [`${base}.dumpsys-notification.txt`, () => this.device.shellText(['dumpsys', 'notification', '--noredact'], { timeoutMs: this.config.timeouts.commandMs })],
+    ];
+    if (!withDumpsys) files.length = 1;
+    for (const [name, content] of files) await writeFile(join(dir, name), await content());
+    return files.map(([name]) => name);
+  }
+
   /** True while the device still answers a shell command (after an infrastructure failure). */
   async isAlive(): Promise<boolean> {
     try {
@@ -200,15 +231,8 @@ export class DeviceSession {
     await this.observer.stop().catch(() => undefined);
     this.server.release();
     await this.server.close().catch(() => undefined);
-    const report = await restoreDevice(this.device, this.state);
-    // The force-stop of the restore cancelled the app's jobs; a broadcast lets WorkManager
-    // reschedule them without opening any screen (android-facts.md §4.7).
-    await forceStop(this.device, this.config.app.package).catch(() => undefined);
-    await sendBroadcast(this.device, {
-      action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
-      pkg: this.config.app.package,
-      includeStoppedPackages: true,
-    }).catch(() => undefined);
-    return report;
+    // restoreDevice also starts the app's process again when it was running before, so that
+    // WorkManager reschedules its work from the restored database.
+    return restoreDevice(this.device, this.state);
   }
 }

@@ -10,8 +10,20 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AndroidDevice, ReverseRule } from '../device/android-device.js';
 import { DedupVerifyError, ErrorCode, describeError, hasErrorCode } from '../errors.js';
-import { forceStop } from '../android/activity.js';
-import { backupDatabase, databasePath, readAppFile, removeAppFiles, restoreDatabase, writeAppFile, type DatabaseBackup } from '../android/app-data.js';
+import { forceStop, sendBroadcast } from '../android/activity.js';
+import {
+  backupAppTree,
+  backupDatabase,
+  databasePath,
+  readAppFile,
+  removeAppFiles,
+  restoreAppTree,
+  restoreDatabase,
+  writeAppFile,
+  type AppTreeBackup,
+  type DatabaseBackup,
+} from '../android/app-data.js';
+import { getPackageInfo } from '../android/packages.js';
 import { restoreClock, saveClock, type ClockSnapshot } from '../android/clock.js';
 import { isNoSuchFile } from '../android/parsers/run-as.js';
 
@@ -32,6 +44,20 @@ export interface SavedDeviceState {
   readonly databaseFile: string;
   /** shared_prefs file names that existed (their bytes are in backupDir/shared_prefs/). */
   readonly sharedPrefs: readonly string[];
+  /**
+   * Every file of the app's data directory but cache/ and code_cache/ (databases, WorkManager's
+   * own database, shared_prefs, files/...), with modes; restore puts the directory back from it.
+   * Absent in state files written before it existed: then only the database and shared_prefs are
+   * restored.
+   */
+  readonly appTree?: AppTreeBackup;
+  /**
+   * Whether the package was in the stopped state when the session began (`dumpsys package`
+   * `stopped=`). A session force-stops the app, which cancels its jobs; an app that was not
+   * stopped gets its process started again after the restore so WorkManager reschedules its
+   * work from the restored database. null: unknown.
+   */
+  readonly appWasStopped?: boolean | null;
 }
 
 /** `$XDG_STATE_HOME/dedup-verify` (default ~/.local/state/dedup-verify). */
@@ -105,6 +131,8 @@ export async function saveDeviceState(
   await mkdir(backupDir, { recursive: true });
   const clock = await saveClock(device);
   const reverses = await device.listReverses();
+  // Before the database backup force-stops the app.
+  const appWasStopped = (await getPackageInfo(device, options.pkg))?.users.find((u) => u.userId === 0)?.stopped ?? null;
   let database: DatabaseBackup | null = null;
   try {
     database = await backupDatabase(device, { pkg: options.pkg, db: options.databaseFile, backupDir: join(backupDir, 'database') });
@@ -112,6 +140,7 @@ export async function saveDeviceState(
     if (!(hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message))) throw e;
   }
   const sharedPrefs = await backupSharedPrefs(device, options.pkg, join(backupDir, 'shared_prefs'));
+  const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'));
   const state: SavedDeviceState = {
     version: 1,
     serial: device.serial,
@@ -125,6 +154,8 @@ export async function saveDeviceState(
     database,
     databaseFile: databasePath(options.databaseFile),
     sharedPrefs,
+    appTree,
+    appWasStopped,
   };
   await writeFile(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
   return state;
@@ -165,19 +196,25 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
     }
   };
   await attempt('stop the app', () => forceStop(device, state.pkg));
-  await attempt('restore the database', async () => {
-    if (state.database) await restoreDatabase(device, state.database);
-    else await removeAppFiles(device, state.pkg, ['', '-wal', '-shm', '-journal'].map((s) => `${state.databaseFile}${s}`));
-  });
-  await attempt('restore shared preferences', async () => {
-    const now = await device.shell(['run-as', state.pkg, 'ls', 'shared_prefs']);
-    const present = now.exitCode === 0 ? now.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l.endsWith('.xml')) : [];
-    const extra = present.filter((n) => !state.sharedPrefs.includes(n)).map((n) => `shared_prefs/${n}`);
-    await removeAppFiles(device, state.pkg, extra);
-    for (const name of state.sharedPrefs) {
-      await writeAppFile(device, state.pkg, `shared_prefs/${name}`, await readFile(join(state.backupDir, 'shared_prefs', name)));
-    }
-  });
+  if (state.appTree !== undefined) {
+    const tree = state.appTree;
+    await attempt("restore the app's data directory", () => restoreAppTree(device, tree));
+  } else {
+    await attempt('restore the database', async () => {
+      if (state.database) await restoreDatabase(device, state.database);
+      else await removeAppFiles(device, state.pkg, ['', '-wal', '-shm', '-journal'].map((s) => `${state.databaseFile}${s}`));
+    });
+    await attempt('restore shared preferences', async () => {
+      const now = await device.shell(['run-as', state.pkg, 'ls', 'shared_prefs']);
+      const present = now.exitCode === 0 ? now.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l.endsWith('.xml')) : [];
+      const extra = present.filter((n) => !state.sharedPrefs.includes(n)).map((n) => `shared_prefs/${n}`);
+      await removeAppFiles(device, state.pkg, extra);
+      if (state.sharedPrefs.length > 0) await device.shellText(['run-as', state.pkg, 'mkdir', '-p', 'shared_prefs']);
+      for (const name of state.sharedPrefs) {
+        await writeAppFile(device, state.pkg, `shared_prefs/${name}`, await readFile(join(state.backupDir, 'shared_prefs', name)));
+      }
+    });
+  }
   await attempt('restore adb reverse rules', async () => {
     const current = await device.listReverses();
     const ours = `tcp:${state.devicePort}`;
@@ -196,6 +233,14 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
     }
   });
   await attempt('restore the clock and auto_time', () => restoreClock(device, state.clock));
+  if (state.appWasStopped === false && problems.length === 0) {
+    // The force-stops cancelled the app's jobs. Starting its process (WorkManager's exported
+    // diagnostics receiver, android-facts.md §4.7) lets WorkManager see the force-stop and
+    // reschedule its work from the restored database, as it was before the session.
+    await attempt('start the app process again so WorkManager reschedules its work', async () => {
+      await sendBroadcast(device, { action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', pkg: state.pkg, includeStoppedPackages: true });
+    });
+  }
   if (problems.length === 0) await rm(stateDirFor(state.serial, env), { recursive: true, force: true });
   return { problems };
 }

@@ -82,6 +82,9 @@ function appDevice(files: Map<string, Buffer>, options: { debuggable?: boolean; 
           files.delete(rest[1] ?? '');
           files.set(rest[2] ?? '', data);
           events.push(`mv ${rest[2]}`);
+        } else if (name === 'chmod') {
+          // The mode of the replaced file, or the one asked for (the map keeps no modes).
+          events.push(step);
         } else if (name === 'rm' && rest[0] === '-f') {
           for (const path of rest.slice(1)) files.delete(path);
           events.push(`rm ${rest.slice(1).join(' ')}`);
@@ -146,9 +149,11 @@ describe('app data through run-as', () => {
     expect(result.deletedRows).to.equal(1);
     expect(result.remainingRows).to.equal(2);
     expect(events[0]).to.equal(`force-stop ${PKG}`);
-    expect(events.slice(1)).to.have.length(3);
-    expect(events[2]).to.equal('mv databases/feed.db');
-    expect(events[3]).to.equal('rm databases/feed.db-wal databases/feed.db-shm databases/feed.db-journal');
+    expect(events.slice(1)).to.have.length(4);
+    // The temp file takes the mode of the database it replaces before the rename.
+    expect(events[2]).to.match(/^chmod "\$\(stat -c %a databases\/feed\.db 2>\/dev\/null \|\| echo 600\)" databases\/feed\.db\.dv-[0-9a-f]+$/);
+    expect(events[3]).to.equal('mv databases/feed.db');
+    expect(events[4]).to.equal('rm databases/feed.db-wal databases/feed.db-shm databases/feed.db-journal');
     expect([...files.keys()].sort()).to.deep.equal(['databases/feed.db']);
     // The device file is a complete database without its WAL: the deleted row is gone, the others are there.
     const check = join(dir, 'check.db');

@@ -28,6 +28,7 @@ import { getAutoTime, readDeviceTimeMs } from '../../android/clock.js';
 import { readWorkSnapshot } from '../../scenario/work-state.js';
 import { findJob, WORKMANAGER_JOB_SERVICE } from '../../android/job-scheduler.js';
 import { loadConfig } from '../../config/load-config.js';
+import { readSavedState, stateDirFor } from '../../scenario/hygiene.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
 import { referenceAppConfigPath } from './run.js';
@@ -147,6 +148,28 @@ async function probeClock(device: AndroidDevice): Promise<DoctorCheck> {
   };
 }
 
+/**
+ * An interrupted run leaves a state file (src/scenario/hygiene.ts, read with readSavedState):
+ * its device may still have a moved clock, auto_time 0, the run's reverse rule and test data,
+ * and `run` refuses the device until `dedup-verify restore` has put it back.
+ */
+async function checkNoUnrestoredRun(serial: string): Promise<DoctorCheck> {
+  const name = 'restored after earlier runs';
+  const fix = `dedup-verify restore --device ${serial}`;
+  try {
+    const state = await readSavedState(serial);
+    if (state === null) return { name, ok: true, found: `no state file left by an interrupted run (${stateDirFor(serial)})` };
+    return {
+      name,
+      ok: false,
+      found: `an interrupted run left its state file (saved ${state.savedAt}, app ${state.pkg}) in ${stateDirFor(serial)}: the clock, auto_time, reverse rules or app data may still be changed, and run refuses this device until it is restored`,
+      fix,
+    };
+  } catch (e) {
+    return { name, ok: false, found: describeError(e), fix: `${fix} (or remove ${stateDirFor(serial)} once the device is as it should be)` };
+  }
+}
+
 export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promise<number> {
   const checks: DoctorCheck[] = [];
   const add = (check: DoctorCheck): void => {
@@ -192,6 +215,7 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
     fix: online.length > 1 ? 'pick one with --device SERIAL' : 'start the emulator (or `adb connect HOST:PORT`) and check `adb devices`',
   });
   if (serial === undefined || !online.includes(serial)) return finish();
+  add(await checkNoUnrestoredRun(serial));
 
   let config: Config;
   const explicit = typeof opts['config'] === 'string' ? opts['config'] : undefined;

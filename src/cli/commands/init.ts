@@ -9,11 +9,10 @@
  * Errors are one line with the fix (exit 2): no device, package missing or not debuggable, no
  * WorkManager database yet (launch the app once), no unique periodic work, no key-like column.
  */
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { DedupVerifyError, ErrorCode, UsageError, hasErrorCode } from '../../errors.js';
+import { DedupVerifyError, ErrorCode, UsageError, describeError, hasErrorCode } from '../../errors.js';
 import { AdbDevice } from '../../device/adb-device.js';
 import type { AndroidDevice } from '../../device/android-device.js';
 import { createAdbClient, findAdbBinary, isLocalHost, listDevices, probeAdbServer } from '../../device/adb-server.js';
@@ -29,6 +28,7 @@ import { parseConfig } from '../../config/parse-config.js';
 import { CONFIG_DEFAULTS, DEFAULT_CONFIG_FILE } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
 import { packageRoot } from './run.js';
+import { checkOutputFile } from '../inputs.js';
 import type { CliIo } from '../main.js';
 
 /** Column names that usually hold a feed item's stable identity, best first. */
@@ -292,11 +292,11 @@ async function findDedupColumn(device: AndroidDevice, pkg: string, notes: InitFi
 export async function runInit(opts: Record<string, unknown>, io: CliIo): Promise<number> {
   const host = typeof opts['adbHost'] === 'string' ? opts['adbHost'] : '127.0.0.1';
   const endpoint = { host, port: typeof opts['adbPort'] === 'number' ? opts['adbPort'] : defaultAdbPort() };
-  const outPath = resolve(typeof opts['out'] === 'string' ? opts['out'] : DEFAULT_CONFIG_FILE);
+  const outOption = typeof opts['out'] === 'string' ? opts['out'] : DEFAULT_CONFIG_FILE;
+  const outPath = resolve(outOption);
   const pkgOpt = typeof opts['package'] === 'string' ? assertPackageName(opts['package']) : undefined;
-  if (existsSync(outPath) && opts['force'] !== true) {
-    throw new UsageError(`${outPath} exists; pass --force to overwrite it, or --out FILE to write elsewhere.`);
-  }
+  // Where the config goes is checked before the device is inspected, not after.
+  await checkOutputFile(outPath, outOption, opts['force'] === true);
   const adbPath = isLocalHost(host) ? findAdbBinary() : undefined;
   const serial = await chooseDevice(opts, endpoint);
   const device = await AdbDevice.open({ serial, host: endpoint.host, port: endpoint.port, ...(adbPath !== undefined ? { adbPath } : {}) });
@@ -365,7 +365,11 @@ export async function runInit(opts: Record<string, unknown>, io: CliIo): Promise
       timeouts: { ...CONFIG_DEFAULTS.timeouts },
     };
     parseConfig(JSON.parse(JSON.stringify(config)), outPath);
-    await writeFile(outPath, `${JSON.stringify(config, null, 2)}\n`);
+    try {
+      await writeFile(outPath, `${JSON.stringify(config, null, 2)}\n`);
+    } catch (e) {
+      throw new UsageError(`Could not write ${outPath} (${describeError(e)}); pass --out FILE somewhere you can write.`, { cause: e });
+    }
     if (opts['json'] === true) {
       io.stdout(`${JSON.stringify({ path: outPath, device: serial, package: pkg, found: notes.found, confirm: notes.confirm, config }, null, 2)}\n`);
     } else {

@@ -1,9 +1,9 @@
 /**
  * Where `run` finds its devices: the adb server (`--adb-host`, `--adb-port`, else
- * $ANDROID_ADB_SERVER_PORT, else 5037), the serials asked for (`--device`, `--all-devices`,
- * or the only device connected), or, with `--virtual`, an embedded virtual device connected
- * with `adb connect` (to the server that answers, or to a private server on a free port that
- * is stopped afterwards). Only what was started here is stopped here.
+ * $ANDROID_ADB_SERVER_PORT, else 5037; a variable that is not a port is refused), the serials
+ * asked for (`--device`, `--all-devices`, or the only device connected), or, with `--virtual`,
+ * an embedded virtual device connected with `adb connect` (to the server that answers, or to a
+ * private server on a free port that is stopped afterwards). Only what was started here is stopped here.
  */
 import { createServer } from 'node:net';
 import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
@@ -20,6 +20,7 @@ import {
   runAdb,
   waitForDevice,
 } from '../../device/adb-server.js';
+import { adbPortFromEnv, assertBugNames } from '../inputs.js';
 import type { RunOptions } from './run.js';
 
 export interface ResolvedDevices {
@@ -42,9 +43,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** $ANDROID_ADB_SERVER_PORT, else 5037; a value that is not a port is a usage error (see adbPortFromEnv). */
 export function defaultAdbPort(env: NodeJS.ProcessEnv = process.env): number {
-  const fromEnv = Number(env['ANDROID_ADB_SERVER_PORT']);
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 5037;
+  return adbPortFromEnv(env);
 }
 
 export class AdbEndpointResolver {
@@ -60,6 +61,10 @@ export class AdbEndpointResolver {
     const adbPath = isLocalHost(endpoint.host) ? findAdbBinary() : undefined;
     let serials: string[];
     if (this.o.virtual) {
+      // Checked again here (run checks flags first) so that nothing is started for a bad name.
+      assertBugNames(this.o.bug);
+      const api = this.o.api ?? 34;
+      if (api !== 30 && api !== 33 && api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${api}).`);
       if ((await probeAdbServer(endpoint)) === null) {
         if (this.o.adbPort !== undefined || !isLocalHost(endpoint.host)) {
           throw new DedupVerifyError(ErrorCode.AdbServer, `No adb server answers on ${endpoint.host}:${endpoint.port}. Start it (\`adb -P ${endpoint.port} start-server\`) or leave out --adb-host/--adb-port.`);
@@ -72,11 +77,6 @@ export class AdbEndpointResolver {
         this.cleanups.push(() => runAdb(adbPath ?? 'adb', ['-P', String(started.port), 'kill-server'], 10_000).then(() => undefined));
       }
       const { startVirtualDevice } = await import('../../virtual-device/server.js');
-      const { BUG_NAMES } = await import('../../virtual-device/apps/feed-notifier/bugs.js');
-      const unknown = this.o.bug.filter((b) => !BUG_NAMES.includes(b));
-      if (unknown.length > 0) throw new UsageError(`Unknown bug ${unknown.map((b) => `"${b}"`).join(', ')}. Bugs: ${BUG_NAMES.join(', ')}.`);
-      const api = this.o.api ?? 34;
-      if (api !== 30 && api !== 33 && api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${api}).`);
       const vd = await startVirtualDevice({ bugs: this.o.bug, apiLevel: api });
       this.cleanups.push(() => vd.close());
       this.progress(`virtual device listening on 127.0.0.1:${vd.port}${this.o.bug.length > 0 ? ` (bugs: ${this.o.bug.join(', ')})` : ''}`);

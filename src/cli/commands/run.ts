@@ -9,11 +9,12 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { ConfigError, DedupVerifyError, ErrorCode, UsageError, describeError } from '../../errors.js';
+import { ConfigError, DedupVerifyError, ErrorCode, UsageError, describeError, hasErrorCode } from '../../errors.js';
 import { loadConfig } from '../../config/load-config.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
 import { SCENARIOS } from '../../scenarios/index.js';
-import { parseShard, selectScenarios } from '../../scenario/select.js';
+import { parseShard, selectScenarios, type Shard } from '../../scenario/select.js';
+import { readSavedState, stateDirFor } from '../../scenario/hygiene.js';
 import type { Scenario } from '../../scenario/types.js';
 import type { HistoryEvent } from '../../history/events.js';
 import type { ReproStep } from '../../scenario/actions.js';
@@ -25,7 +26,8 @@ import { renderConsoleReport } from '../../report/console.js';
 import { renderJsonReport, writeJsonReport } from '../../report/json.js';
 import { writeJunit } from '../../report/junit.js';
 import { VERSION } from '../../version.js';
-import { AdbEndpointResolver, type ResolvedDevices } from './run-devices.js';
+import { AdbEndpointResolver, defaultAdbPort, type ResolvedDevices } from './run-devices.js';
+import { assertBugNames, prepareOutputDirectory } from '../inputs.js';
 import type { CliIo } from '../main.js';
 
 export interface RunOptions {
@@ -69,7 +71,46 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (targets > 1) throw new UsageError('Use one of --virtual, --all-devices or --device SERIAL.');
   if (o.bug.length > 0 && !o.virtual) throw new UsageError('--bug switches a bug of the reference app on the virtual device: use it with --virtual.');
   if (o.api !== undefined && !o.virtual) throw new UsageError('--api picks the API level of the virtual device: use it with --virtual.');
+  assertBugNames(o.bug);
+  if (o.api !== undefined && o.api !== 30 && o.api !== 33 && o.api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${o.api}).`);
+  // A malformed $ANDROID_ADB_SERVER_PORT is bad input too: refused now, not after the config.
+  if (o.adbPort === undefined) defaultAdbPort();
   return o;
+}
+
+/**
+ * The scenarios to run: --scenario names, then --shard. A shard that selects nothing is a usage
+ * error (exit 2): a run that verifies nothing must not pass for one that verified everything.
+ */
+function chooseScenarios(o: RunOptions): Scenario[] {
+  const shard: Shard | undefined = o.shard === undefined ? undefined : parseShard(o.shard);
+  const chosen = selectScenarios(SCENARIOS, o.scenario, shard);
+  if (chosen.length === 0 && shard !== undefined) {
+    const pool = selectScenarios(SCENARIOS, o.scenario);
+    throw new UsageError(
+      `--shard ${shard.index}/${shard.count} selects no scenario: the selection has ${pool.length} (${pool.map((s) => s.name).join(', ')}) and shard I/N takes its scenarios I, I+N, I+2N, …; use --shard I/N with N ≤ ${pool.length}, or select more scenarios.`,
+    );
+  }
+  return chosen;
+}
+
+/**
+ * Refuses devices an interrupted run left a state file for (DESIGN.md §8): saving them now
+ * would record a changed device as the original. The fix leads the message.
+ */
+async function refuseUnrestored(serials: readonly string[]): Promise<void> {
+  const left: { serial: string; savedAt: string }[] = [];
+  for (const serial of serials) {
+    const state = await readSavedState(serial);
+    if (state !== null) left.push({ serial, savedAt: state.savedAt });
+  }
+  if (left.length === 0) return;
+  const commands = left.map((l) => `\`dedup-verify restore --device ${l.serial}\``).join(' and ');
+  const what = left.map((l) => `${l.serial} was not restored after an earlier run (its state, saved ${l.savedAt}, is in ${stateDirFor(l.serial)})`).join('; ');
+  throw new DedupVerifyError(
+    ErrorCode.Restore,
+    `Run ${commands} first, then this command again: ${what}, and a run does not start on a device whose clock, auto_time, reverse rules or app data may still be changed.`,
+  );
 }
 
 /** The package root (for fixtures/reference-app.config.json), from src/ or dist/src/. */
@@ -98,14 +139,16 @@ async function resolveConfig(o: RunOptions): Promise<Config> {
 }
 
 export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<number> {
+  // Flags first (no file read, nothing started), then the config, then the output directory,
+  // and only then adb and the devices.
   const o = readRunOptions(opts);
+  const scenarios = chooseScenarios(o);
   const config = await resolveConfig(o);
-  const scenarios = selectScenarios(SCENARIOS, o.scenario, o.shard === undefined ? undefined : parseShard(o.shard));
   const startedAt = new Date();
   const t0 = performance.now();
   const progress = (text: string): void => io.stderr(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${text}\n`);
   const out = o.out === undefined ? undefined : resolve(o.out);
-  if (out !== undefined) await mkdir(out, { recursive: true });
+  if (out !== undefined && o.out !== undefined) await prepareOutputDirectory(out, o.out);
 
   const stop = new AbortController();
   const onSignal = (sig: NodeJS.Signals): void => {
@@ -118,20 +161,30 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
   let devices: ResolvedDevices | undefined;
   try {
     devices = await resolver.resolve();
+    await refuseUnrestored(devices.serials.filter((serial) => !devices!.created.includes(serial)));
     const queue = new WorkQueue(scenarios, o.repeat, devices.serials);
     const perDevice = await Promise.all(
       devices.serials.map((serial) => runOnDevice(serial, queue, { config, options: o, devices: devices!, progress, out, signal: stop.signal })),
     );
+    const failures = new Map(perDevice.flatMap((d) => (d.failure !== undefined ? [[d.device.serial, d.failure] as const] : [])));
     const notRun: ScenarioReport[] = [];
     for (const item of [...perDevice.flatMap((d) => d.dropped), ...queue.drain()]) {
+      // The device the trial was for; a --repeat trial (for any device) that never ran: the
+      // device it last failed on, else the run's devices.
+      const device = item.owner ?? item.assignedTo ?? [...item.failedOn].at(-1) ?? devices.serials.join(', ');
+      const failure = failures.get(device);
       notRun.push({
         name: item.scenario.name,
-        device: '',
+        device,
         verdict: 'unknown',
         durationMs: 0,
         counts: emptyCounts(),
         anomalies: [],
-        error: stop.signal.aborted ? 'not run: interrupted' : `not run: its device${item.assignedTo ? ` ${item.assignedTo}` : ''} failed and no retry was left (--infra-retries ${o.infraRetries})`,
+        error: stop.signal.aborted
+          ? 'not run: interrupted'
+          : hasErrorCode(failure, ErrorCode.Restore)
+            ? `not run: run \`dedup-verify restore --device ${device}\` first (${describeError(failure)})`
+            : `not run: its device ${device} failed and no retry was left (--infra-retries ${o.infraRetries})`,
         ...(o.repeat > 1 ? { repeat: item.repeat } : {}),
       });
     }
@@ -180,8 +233,10 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
 interface DeviceRun {
   readonly scenarios: ScenarioReport[];
   /** Trials of this device that could not run anywhere (it died; no retry left). */
-  readonly dropped: readonly { scenario: Scenario; repeat: number; assignedTo: string | undefined }[];
+  readonly dropped: readonly WorkItem[];
   readonly device: DeviceReport;
+  /** Why the device stopped before its trials were done. */
+  readonly failure?: unknown;
   readonly history: {
     scenario: string;
     device: string;
@@ -199,7 +254,9 @@ interface WorkItem {
   readonly scenario: Scenario;
   /** 1-based repeat index (1 without --repeat). */
   readonly repeat: number;
-  /** The device this trial is for; undefined: any device. */
+  /** The device the run planned it for (without --repeat: one trial per scenario × device); undefined under --repeat. */
+  readonly owner: string | undefined;
+  /** The device this trial is for now; undefined: any device. */
   assignedTo: string | undefined;
   /** Infrastructure attempts so far. */
   attempts: number;
@@ -220,7 +277,7 @@ class WorkQueue {
     const owners: (string | undefined)[] = repeat > 1 ? [undefined] : [...serials];
     for (let r = 1; r <= repeat; r++) {
       for (const scenario of scenarios) {
-        for (const owner of owners) this.items.push({ scenario, repeat: r, assignedTo: owner, attempts: 0, failedOn: new Set() });
+        for (const owner of owners) this.items.push({ scenario, repeat: r, owner, assignedTo: owner, attempts: 0, failedOn: new Set() });
       }
     }
   }
@@ -282,17 +339,21 @@ async function runOnDevice(
       progress: ctx.progress,
       signal: ctx.signal,
       ...(ctx.devices.created.includes(serial) ? { freshDevice: true } : {}),
-      ...(evidenceDir !== undefined ? { journalPath: join(evidenceDir, 'server-journal.jsonl') } : {}),
+      ...(evidenceDir !== undefined ? { journalPath: join(evidenceDir, 'server-journal.jsonl'), evidenceDir } : {}),
     });
-    for (let item = queue.take(serial); item !== undefined && !ctx.signal.aborted; item = queue.take(serial)) {
+    // The stop is checked before a trial is taken: a trial taken is a trial reported.
+    while (!ctx.signal.aborted) {
+      const item = queue.take(serial);
+      if (item === undefined) break;
       const outcome = await session.runScenario(item.scenario, ctx.options.repeat > 1 ? item.repeat : 1);
       item.attempts += 1;
-      if (outcome.infrastructureFailure !== undefined && item.attempts <= ctx.options.infraRetries) {
+      if (outcome.infrastructureFailure !== undefined && item.attempts <= ctx.options.infraRetries && !ctx.signal.aborted) {
         item.failedOn.add(serial);
         queue.requeue(item);
         ctx.progress(`${serial} ${label(item)}: infrastructure failure (${outcome.infrastructureFailure}); retrying (${item.attempts}/${ctx.options.infraRetries})`);
       } else {
-        scenarios.push({ ...outcome.report, ...(item.attempts > 1 ? { attempts: item.attempts } : {}) });
+        // Under --repeat every trial carries its number, the first one included.
+        scenarios.push({ ...outcome.report, ...(ctx.options.repeat > 1 ? { repeat: item.repeat } : {}), ...(item.attempts > 1 ? { attempts: item.attempts } : {}) });
         history.push({
           scenario: item.scenario.name,
           device: serial,
@@ -330,6 +391,7 @@ async function runOnDevice(
       scenarios,
       history,
       dropped,
+      failure: e,
       device: {
         serial,
         verdict: 'unknown',

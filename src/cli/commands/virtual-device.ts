@@ -8,6 +8,7 @@
 import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
 import { API_LEVELS, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
 import { startVirtualDevices, type RunningVirtualDevice } from '../../virtual-device/server.js';
+import { assertBugNames } from '../inputs.js';
 import type { CliIo } from '../main.js';
 import { untilStopped } from '../until-stopped.js';
 
@@ -46,6 +47,8 @@ function readOptions(opts: Readonly<Record<string, unknown>>): VirtualDeviceCliO
     throw new UsageError(`--api takes one of ${API_LEVELS.join(', ')} (got ${JSON.stringify(api)}).`);
   }
   if (!Array.isArray(bug) || !bug.every((b): b is string => typeof b === 'string')) throw new UsageError('--bug takes a bug name.');
+  // The same check and message as `run --virtual --bug`: a misspelt bug must not start a correct app.
+  assertBugNames(bug);
   return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false };
 }
 
