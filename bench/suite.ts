@@ -147,7 +147,7 @@ async function countRoundTrips(options: BenchOptions): Promise<{ open: readonly 
     const scenarios: Counted[] = [];
     for (const scenario of SCENARIOS) {
       forced = [];
-      const outcome = await session.runScenario(scenario, 1);
+      const outcome = await session.runScenario(scenario);
       const opened = await dev.takeOpened();
       scenarios.push({ name: scenario.name, opened, verdict: outcome.report.verdict, forced });
       options.log(`suite: ${scenario.name}: ${opened.length} round trips, ${forced.length} forced runs`);

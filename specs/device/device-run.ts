@@ -101,7 +101,7 @@ export class DeviceRun {
   async runScenario(scenario: Scenario): Promise<{ report: ScenarioReport; crossCheck: NotificationCrossCheck | string }> {
     if (this.session === undefined) throw new Error('the device session is not open');
     const before = await this.notifications();
-    const outcome = await this.session.runScenario(scenario, 1);
+    const outcome = await this.session.runScenario(scenario);
     const after = await this.notifications();
     this.outcomes.push(outcome);
     this.reports.push(outcome.report);

@@ -113,7 +113,7 @@ describe('Appium 3 + UiAutomator2 driver session against a virtual device (real 
     let outcome;
     let after;
     try {
-      outcome = await session.runScenario(backToBack, 1);
+      outcome = await session.runScenario(backToBack);
       after = await d.getNotifications();
     } finally {
       await session.close();

@@ -246,8 +246,8 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     await adb.connect(d.serial);
     const out = join(work, 'interrupted-repeat');
     const run = startCli(['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--scenario', 'back-to-back', '--repeat', '3', '--out', out]);
-    // The first trial has started (the session labels it without "#1").
-    await run.waitForStderr(/ back-to-back \[\d+\.\ds\] setting up/);
+    // The first trial has started (labelled with its number, like the others).
+    await run.waitForStderr(/ back-to-back#1 \[\d+\.\ds\] setting up/);
     run.child.kill('SIGINT');
     const r = await run.done;
     expect(r.code, r.stderr).to.equal(2);

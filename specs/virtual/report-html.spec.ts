@@ -279,7 +279,7 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     try {
       const session = await DeviceSession.open({ device, config, adb: { host: '127.0.0.1', port: adb.port }, progress: () => undefined });
       try {
-        outcome = await session.runScenario(scenario, 1);
+        outcome = await session.runScenario(scenario);
       } finally {
         await session.close();
       }

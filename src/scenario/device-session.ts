@@ -114,10 +114,13 @@ export class DeviceSession {
     }
   }
 
-  /** Runs one scenario; never throws for a finding or an infrastructure failure of the scenario. */
-  async runScenario(scenario: Scenario, repeat: number): Promise<ScenarioOutcome> {
+  /**
+   * Runs one scenario; never throws for a finding or an infrastructure failure of the scenario.
+   * `trial`: its number under --repeat (labels and reports it as `name#trial`); omit otherwise.
+   */
+  async runScenario(scenario: Scenario, trial?: number): Promise<ScenarioOutcome> {
     const started = performance.now();
-    const label = repeat > 1 ? `${scenario.name}#${repeat}` : scenario.name;
+    const label = trial !== undefined ? `${scenario.name}#${trial}` : scenario.name;
     const context: SessionContext = {
       device: this.device,
       config: this.config,
@@ -174,7 +177,7 @@ export class DeviceSession {
       durationMs: Math.round(performance.now() - started),
       counts: check.counts,
       anomalies: [...check.anomalies, ...findings],
-      ...(repeat > 1 ? { repeat } : {}),
+      ...(trial !== undefined ? { repeat: trial } : {}),
       ...(errorText !== undefined ? { error: errorText } : {}),
       ...(h.notes.length > 0 ? { evidence: [...h.notes] } : {}),
     };

@@ -345,7 +345,7 @@ async function runOnDevice(
     while (!ctx.signal.aborted) {
       const item = queue.take(serial);
       if (item === undefined) break;
-      const outcome = await session.runScenario(item.scenario, ctx.options.repeat > 1 ? item.repeat : 1);
+      const outcome = await session.runScenario(item.scenario, ctx.options.repeat > 1 ? item.repeat : undefined);
       item.attempts += 1;
       if (outcome.infrastructureFailure !== undefined && item.attempts <= ctx.options.infraRetries && !ctx.signal.aborted) {
         item.failedOn.add(serial);
