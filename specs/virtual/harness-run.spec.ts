@@ -168,7 +168,7 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     const d = await usedDevice();
     // The user's own files, in directories the app did not make: a note, preferences (no
     // shared_prefs/ existed), a second database. pm clear (first-install, cold-process) wipes them.
-    await shell(d.serial, `run-as ${PKG} sh -c 'mkdir -p files shared_prefs && echo precious > files/user-notes.txt && chmod 600 files/user-notes.txt && echo "<map />" > shared_prefs/user.xml && echo other > databases/other.db'`);
+    await shell(d.serial, `run-as ${PKG} sh -c 'mkdir -p files shared_prefs && echo precious > files/user-notes.txt && chmod 600 files/user-notes.txt && echo "<map />" > shared_prefs/user.xml && echo other > databases/other.db && ln -s /system/lib lib'`);
     const before = { ...(await state(d.serial)), tree: await appTree(d.serial), work: await workSchedule(d.serial) };
     const note = await shell(d.serial, `run-as ${PKG} cat files/user-notes.txt`);
     expect(note).to.equal('precious');
@@ -182,6 +182,8 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     expect(await shell(d.serial, `run-as ${PKG} cat files/user-notes.txt`)).to.equal('precious');
     expect(await shell(d.serial, `run-as ${PKG} cat shared_prefs/user.xml`)).to.equal('<map />');
     expect(await shell(d.serial, `run-as ${PKG} cat databases/other.db`)).to.equal('other');
+    // A symlink (the `lib` link of older releases) is neither copied nor removed.
+    expect(await shell(d.serial, `run-as ${PKG} readlink lib`)).to.equal('/system/lib');
     // The schedule is WorkManager's as it was, not the future the scenarios moved it to, and
     // JobScheduler has the app's job again (the app was running before the run). Starting the
     // process for that (WorkManager's diagnostics broadcast) adds one DiagnosticsWorker record.

@@ -334,7 +334,7 @@ export interface AppTreeBackup {
   readonly pkg: string;
   /** Host directory: `files/<path>` for each file, and `tree.json`. */
   readonly dir: string;
-  /** Directories and files, parents before children; symlinks are left alone. */
+  /** Directories, files and symlinks (with their target), parents before children. */
   readonly entries: readonly (TreeEntry & { readonly sha256?: string })[];
 }
 
@@ -344,10 +344,12 @@ export interface AppTreeBackup {
  * The app should be stopped (its files then do not change while they are copied).
  */
 export async function backupAppTree(device: AndroidDevice, pkg: string, dir: string): Promise<AppTreeBackup> {
-  const tree = (await listAppTree(device, pkg)).filter((e) => e.type === 'file' || e.type === 'dir');
+  // Symlinks are kept as their target (restore makes a missing one again and never removes one);
+  // special files are left alone.
+  const tree = (await listAppTree(device, pkg)).filter((e) => e.type === 'file' || e.type === 'dir' || (e.type === 'link' && e.target !== undefined));
   const entries: (TreeEntry & { sha256?: string })[] = [];
   for (const entry of tree) {
-    if (entry.type === 'dir') {
+    if (entry.type !== 'file') {
       entries.push(entry);
       continue;
     }
@@ -376,6 +378,7 @@ export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBacku
   const now = await listAppTree(device, pkg);
   // Extra entries: the topmost ones are enough (rm -rf takes their contents).
   const extra = now.filter((e) => {
+    if (e.type === 'link' || e.type === 'other') return false;
     const before = wanted.get(e.path);
     return before === undefined || (before.type === 'dir') !== (e.type === 'dir');
   });
@@ -385,6 +388,12 @@ export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBacku
   if (dirs.length > 0) {
     await device.shellText(['run-as', pkg, 'mkdir', '-p', ...dirs.map((d) => assertAppRelativePath(d.path))]);
     for (const d of dirs) await device.shellText(['run-as', pkg, 'chmod', (d.mode & 0o7777).toString(8), assertAppRelativePath(d.path)]);
+  }
+  const present = new Set(now.map((e) => e.path));
+  for (const link of backup.entries) {
+    if (link.type === 'link' && link.target !== undefined && !present.has(link.path)) {
+      await device.shellText(['run-as', pkg, 'ln', '-s', link.target, assertAppRelativePath(link.path)]);
+    }
   }
   for (const file of backup.entries) {
     if (file.type !== 'file') continue;

@@ -32,7 +32,7 @@ describe('ls -lRA parser', () => {
       { path: 'cache', type: 'dir', mode: 0o771, size: 0 },
       { path: 'databases', type: 'dir', mode: 0o771, size: 0 },
       { path: 'files', type: 'dir', mode: 0o2771, size: 0 },
-      { path: 'lib', type: 'link', mode: 0o777, size: 0 },
+      { path: 'lib', type: 'link', mode: 0o777, size: 0, target: '/data/app/~~x==/com.example-y==/lib/arm64' },
       { path: 'databases/feed.db', type: 'file', mode: 0o660, size: 4096 },
       { path: 'databases/feed.db-wal', type: 'file', mode: 0o660, size: 32992 },
       { path: 'files/my notes.txt', type: 'file', mode: 0o600, size: 9 },

@@ -17,6 +17,8 @@ export interface TreeEntry {
   readonly mode: number;
   /** Bytes, for regular files; 0 for others. */
   readonly size: number;
+  /** Where a symlink points (the text after ` -> `). */
+  readonly target?: string;
 }
 
 const ENTRY = /^([-dlcbps])([-rwxsStT]{9})\s+\d+\s+\S+\s+\S+\s+(\d+|\d+,\s*\d+)\s+\d{4}-\d\d-\d\d \d\d:\d\d (.+)$/;
@@ -53,15 +55,20 @@ export function parseLsRecursive(text: string): TreeEntry[] {
     if (dir === undefined) continue;
     const type = TYPES[m[1]!] ?? 'other';
     let name = m[4]!;
+    let target: string | undefined;
     if (type === 'link') {
       const arrow = name.indexOf(' -> ');
-      if (arrow >= 0) name = name.slice(0, arrow);
+      if (arrow >= 0) {
+        target = name.slice(arrow + 4);
+        name = name.slice(0, arrow);
+      }
     }
     entries.push({
       path: dir === '' ? name : `${dir}/${name}`,
       type,
       mode: parseModeBits(m[2]!),
       size: type === 'file' ? Number(m[3]) : 0,
+      ...(target !== undefined ? { target } : {}),
     });
   }
   return entries;
