@@ -169,6 +169,8 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     // The user's own files, in directories the app did not make: a note, preferences (no
     // shared_prefs/ existed), a second database. pm clear (first-install, cold-process) wipes them.
     await shell(d.serial, `run-as ${PKG} sh -c 'mkdir -p files shared_prefs && echo precious > files/user-notes.txt && chmod 600 files/user-notes.txt && echo "<map />" > shared_prefs/user.xml && echo other > databases/other.db && ln -s /system/lib lib'`);
+    // A read-only directory with a file in it, an empty directory, a name that looks like an option.
+    await shell(d.serial, `run-as ${PKG} sh -c 'mkdir -p files/rodir files/emptydir && echo kept > files/rodir/inside && chmod 555 files/rodir && echo dash > ./-top'`);
     const before = { ...(await state(d.serial)), tree: await appTree(d.serial), work: await workSchedule(d.serial) };
     const note = await shell(d.serial, `run-as ${PKG} cat files/user-notes.txt`);
     expect(note).to.equal('precious');
@@ -182,6 +184,8 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     expect(await shell(d.serial, `run-as ${PKG} cat files/user-notes.txt`)).to.equal('precious');
     expect(await shell(d.serial, `run-as ${PKG} cat shared_prefs/user.xml`)).to.equal('<map />');
     expect(await shell(d.serial, `run-as ${PKG} cat databases/other.db`)).to.equal('other');
+    expect(await shell(d.serial, `run-as ${PKG} cat files/rodir/inside`)).to.equal('kept');
+    expect(await shell(d.serial, `run-as ${PKG} cat ./-top`)).to.equal('dash');
     // A symlink (the `lib` link of older releases) is neither copied nor removed.
     expect(await shell(d.serial, `run-as ${PKG} readlink lib`)).to.equal('/system/lib');
     // The schedule is WorkManager's as it was, not the future the scenarios moved it to, and
@@ -194,6 +198,27 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     expect(diagnostics(after.work).length - diagnostics(before.work).length).to.equal(1);
     expect(await shell(d.serial, `dumpsys jobscheduler ${PKG}`)).to.match(/^ {2}JOB \S+: \S+ .*SystemJobService$/m);
     // No state file is left: the run restored everything.
+    expect((await runCli(['restore', '--device', d.serial, '--adb-port', String(adb.port)])).stdout).to.not.match(/restored/i);
+  });
+
+  it('refuses, changing nothing, an app whose data directory holds a name ls cannot carry (a newline)', async () => {
+    const d = await usedDevice();
+    await shell(d.serial, `run-as ${PKG} sh -c 'mkdir -p files && echo x > "files/two\nlines"'`);
+    const stoppedBefore = /stopped=(\w+)/.exec(await shell(d.serial, `dumpsys package ${PKG}`))?.[1];
+    expect(stoppedBefore).to.equal('false');
+    const before = { ...(await state(d.serial)), tree: await appTree(d.serial) };
+    const r = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--scenario', 'first-install']);
+    expect(r.code, r.stderr).to.equal(2);
+    // The device's failure, named once with its fix; its trial is reported as not run.
+    const lines = r.stderr.split('\n').filter((l) => l.includes('Could not back up'));
+    expect(lines, r.stderr).to.have.length(1);
+    expect(lines[0]).to.match(/\] 127\.0\.0\.1:\d+: Could not back up "files\/two" of com\.example\.feednotifier on .*: it was listed but cannot be read by that name .* Rename or remove that file, then run again; nothing was changed\.$/);
+    const after = { ...(await state(d.serial)), tree: await appTree(d.serial) };
+    expectRestored(before, after);
+    expect(after.tree).to.deep.equal(before.tree);
+    // The save force-stopped the app; it was running, so it is started again, with its job.
+    expect(/stopped=(\w+)/.exec(await shell(d.serial, `dumpsys package ${PKG}`))?.[1]).to.equal('false');
+    expect(await shell(d.serial, `dumpsys jobscheduler ${PKG}`)).to.match(/^ {2}JOB \S+: \S+ .*SystemJobService$/m);
     expect((await runCli(['restore', '--device', d.serial, '--adb-port', String(adb.port)])).stdout).to.not.match(/restored/i);
   });
 

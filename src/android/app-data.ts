@@ -57,9 +57,15 @@ export async function assertRunAs(device: AndroidDevice, pkg: string): Promise<v
   });
 }
 
+/** A relative path as a command operand that no command takes for an option (`-x` → `./-x`). */
+export function appOperand(relativePath: string): string {
+  const path = assertAppRelativePath(relativePath);
+  return path.startsWith('-') ? `./${path}` : path;
+}
+
 /** A file under the app's data directory; null when it does not exist. */
 export async function readAppFile(device: AndroidDevice, pkg: string, relativePath: string): Promise<Buffer | null> {
-  const argv = ['run-as', assertPackageName(pkg), 'cat', assertAppRelativePath(relativePath)];
+  const argv = ['run-as', assertPackageName(pkg), 'cat', appOperand(relativePath)];
   const result = await device.shell(argv, { timeoutMs: 120_000 });
   if (result.exitCode === 0) return result.stdout;
   const refusal = classifyRunAsError(result.stderr);
@@ -87,9 +93,9 @@ export async function writeAppFile(
   options: { readonly mode?: number } = {},
 ): Promise<void> {
   assertPackageName(pkg);
-  const target = assertAppRelativePath(relativePath);
+  const target = appOperand(relativePath);
   const temp = `${target}.dv-${randomBytes(6).toString('hex')}`;
-  const removal = alsoRemove.map((p) => quoteShellArg(assertAppRelativePath(p))).join(' ');
+  const removal = alsoRemove.map((p) => quoteShellArg(appOperand(p))).join(' ');
   // The temp file gets the shell's umask; before the rename it takes the mode asked for, else the
   // mode of the file it replaces (toybox `stat -c %a`: a database stays -rw-rw----), else 0600.
   const mode = options.mode !== undefined ? (options.mode & 0o7777).toString(8) : `"$(stat -c %a ${quoteShellArg(target)} 2>/dev/null || echo 600)"`;
@@ -123,7 +129,7 @@ export async function writeAppFile(
 /** Removes files under the app's data directory (missing ones are fine). */
 export async function removeAppFiles(device: AndroidDevice, pkg: string, relativePaths: readonly string[]): Promise<void> {
   if (relativePaths.length === 0) return;
-  await device.shellText(['run-as', assertPackageName(pkg), 'rm', '-f', ...relativePaths.map(assertAppRelativePath)]);
+  await runAsOnPaths(device, pkg, ['rm', '-f'], relativePaths);
 }
 
 /** `feed.db` → `databases/feed.db`; a path with a directory is kept. */
@@ -304,6 +310,14 @@ export async function readSharedPrefs(device: AndroidDevice, pkg: string, name: 
   return file === null ? null : parseSharedPrefs(file.toString('utf8'));
 }
 
+/** Runs `run-as PKG CMD... PATH...` in chunks (one shell command line stays far below ARG_MAX). */
+async function runAsOnPaths(device: AndroidDevice, pkg: string, command: readonly string[], paths: readonly string[]): Promise<void> {
+  const operands = paths.map(appOperand);
+  for (let i = 0; i < operands.length; i += 100) {
+    await device.shellText(['run-as', assertPackageName(pkg), ...command, ...operands.slice(i, i + 100)]);
+  }
+}
+
 /**
  * Directories of the app's data directory that are not backed up or restored: Android may clear
  * them at any time (Context.getCacheDir / getCodeCacheDir), and `pm clear` re-creates them.
@@ -354,7 +368,14 @@ export async function backupAppTree(device: AndroidDevice, pkg: string, dir: str
       continue;
     }
     const data = await readAppFile(device, pkg, entry.path);
-    if (data === null) continue; // removed while listing
+    if (data === null) {
+      // The listing named a file `cat` cannot find: its name holds a newline or a carriage
+      // return (ls prints names raw to a pipe), or it went away. Nothing may be lost silently.
+      throw new DedupVerifyError(
+        ErrorCode.DeviceCommand,
+        `Could not back up ${JSON.stringify(entry.path)} of ${pkg} on ${device.serial}: it was listed but cannot be read by that name (a file name with a newline or a carriage return cannot be listed). Rename or remove that file, then run again; nothing was changed.`,
+      );
+    }
     const host = join(dir, 'files', ...entry.path.split('/'));
     await mkdir(join(host, '..'), { recursive: true });
     await writeFile(host, data);
@@ -376,32 +397,48 @@ export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBacku
   await forceStop(device, pkg);
   const wanted = new Map(backup.entries.map((e) => [e.path, e]));
   const now = await listAppTree(device, pkg);
-  // Extra entries: the topmost ones are enough (rm -rf takes their contents).
+  // Extra entries: the topmost ones are enough (rm -rf takes their contents); a read-only
+  // directory the app made is made writable first, or rm could not empty it.
   const extra = now.filter((e) => {
     if (e.type === 'link' || e.type === 'other') return false;
     const before = wanted.get(e.path);
     return before === undefined || (before.type === 'dir') !== (e.type === 'dir');
   });
   const topmost = extra.filter((e) => !extra.some((o) => o !== e && e.path.startsWith(`${o.path}/`)));
-  if (topmost.length > 0) await device.shellText(['run-as', pkg, 'rm', '-rf', ...topmost.map((e) => assertAppRelativePath(e.path))]);
+  const extraDirs = topmost.filter((e) => e.type === 'dir').map((e) => e.path);
+  if (extraDirs.length > 0) await runAsOnPaths(device, pkg, ['chmod', '-R', 'u+rwx'], extraDirs);
+  if (topmost.length > 0) await runAsOnPaths(device, pkg, ['rm', '-rf'], topmost.map((e) => e.path));
+  // Directories: made, and writable by the app while the files go in (a saved mode such as 0555
+  // is applied at the end, deepest first).
   const dirs = backup.entries.filter((e) => e.type === 'dir');
   if (dirs.length > 0) {
-    await device.shellText(['run-as', pkg, 'mkdir', '-p', ...dirs.map((d) => assertAppRelativePath(d.path))]);
-    for (const d of dirs) await device.shellText(['run-as', pkg, 'chmod', (d.mode & 0o7777).toString(8), assertAppRelativePath(d.path)]);
+    await runAsOnPaths(device, pkg, ['mkdir', '-p'], dirs.map((d) => d.path));
+    await runAsOnPaths(device, pkg, ['chmod', 'u+rwx'], dirs.map((d) => d.path));
   }
   const present = new Set(now.map((e) => e.path));
   for (const link of backup.entries) {
     if (link.type === 'link' && link.target !== undefined && !present.has(link.path)) {
-      await device.shellText(['run-as', pkg, 'ln', '-s', link.target, assertAppRelativePath(link.path)]);
+      await device.shellText(['run-as', pkg, 'ln', '-s', link.target, appOperand(link.path)]);
     }
   }
+  // Every file is tried: one that cannot be written must not keep the others from coming back.
+  const failed: string[] = [];
   for (const file of backup.entries) {
     if (file.type !== 'file') continue;
-    const data = await readFile(join(backup.dir, 'files', ...file.path.split('/')));
-    if (file.sha256 !== undefined && sha256(data) !== file.sha256) {
-      throw new DedupVerifyError(ErrorCode.Restore, `The backup of ${file.path} in ${backup.dir} does not match its checksum; it was not restored.`);
+    try {
+      const data = await readFile(join(backup.dir, 'files', ...file.path.split('/')));
+      if (file.sha256 !== undefined && sha256(data) !== file.sha256) {
+        throw new DedupVerifyError(ErrorCode.Restore, `its backup in ${backup.dir} does not match its checksum`);
+      }
+      await writeAppFile(device, pkg, file.path, data, [], { mode: file.mode });
+    } catch (e) {
+      failed.push(`${file.path} (${e instanceof Error ? e.message : String(e)})`);
     }
-    await writeAppFile(device, pkg, file.path, data, [], { mode: file.mode });
+  }
+  const byDepth = [...dirs].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
+  for (const d of byDepth) await device.shellText(['run-as', pkg, 'chmod', (d.mode & 0o7777).toString(8), appOperand(d.path)]);
+  if (failed.length > 0) {
+    throw new DedupVerifyError(ErrorCode.Restore, `${failed.length} file(s) of ${pkg} could not be put back: ${failed.join('; ')}. The backup is kept; run \`dedup-verify restore\` again once that is fixed.`);
   }
 }
 

@@ -58,6 +58,13 @@ export interface SavedDeviceState {
    * work from the restored database. null: unknown.
    */
   readonly appWasStopped?: boolean | null;
+  /**
+   * true while the backups are being taken: written before the first force-stop, so that a run
+   * killed during the save leaves a state `restore` can act on. Nothing but the app's running
+   * state has changed then; restore only starts the app again (and puts clock, auto_time and
+   * reverse rules back, which are as saved).
+   */
+  readonly saving?: boolean;
 }
 
 /** `$XDG_STATE_HOME/dedup-verify` (default ~/.local/state/dedup-verify). */
@@ -133,16 +140,8 @@ export async function saveDeviceState(
   const reverses = await device.listReverses();
   // Before the database backup force-stops the app.
   const appWasStopped = (await getPackageInfo(device, options.pkg))?.users.find((u) => u.userId === 0)?.stopped ?? null;
-  let database: DatabaseBackup | null = null;
-  try {
-    database = await backupDatabase(device, { pkg: options.pkg, db: options.databaseFile, backupDir: join(backupDir, 'database') });
-  } catch (e) {
-    if (!(hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message))) throw e;
-  }
-  const sharedPrefs = await backupSharedPrefs(device, options.pkg, join(backupDir, 'shared_prefs'));
-  const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'));
-  const state: SavedDeviceState = {
-    version: 1,
+  const base = {
+    version: 1 as const,
     serial: device.serial,
     adb: options.adb,
     pkg: options.pkg,
@@ -151,14 +150,32 @@ export async function saveDeviceState(
     reverses,
     devicePort: options.devicePort,
     backupDir,
-    database,
     databaseFile: databasePath(options.databaseFile),
-    sharedPrefs,
-    appTree,
     appWasStopped,
   };
-  await writeFile(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
-  return state;
+  const partial: SavedDeviceState = { ...base, database: null, sharedPrefs: [], saving: true };
+  await writeFile(join(dir, STATE_FILE), `${JSON.stringify(partial, null, 2)}\n`);
+  try {
+    let database: DatabaseBackup | null = null;
+    try {
+      database = await backupDatabase(device, { pkg: options.pkg, db: options.databaseFile, backupDir: join(backupDir, 'database') });
+    } catch (e) {
+      if (!(hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message))) throw e;
+    }
+    const sharedPrefs = await backupSharedPrefs(device, options.pkg, join(backupDir, 'shared_prefs'));
+    const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'));
+    const state: SavedDeviceState = { ...base, database, sharedPrefs, appTree };
+    await writeFile(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    return state;
+  } catch (e) {
+    // The save failed (nothing of the app's data was changed): start the app again if it was
+    // running, and drop the partial state.
+    const report = await restoreDevice(device, partial, env);
+    if (report.problems.length > 0) {
+      throw new DedupVerifyError(ErrorCode.Restore, `${describeError(e)}; and putting the app back failed: ${report.problems.join('; ')}`, { cause: e });
+    }
+    throw e;
+  }
 }
 
 async function backupSharedPrefs(device: AndroidDevice, pkg: string, dir: string): Promise<string[]> {
@@ -196,7 +213,11 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
     }
   };
   await attempt('stop the app', () => forceStop(device, state.pkg));
-  if (state.appTree !== undefined) {
+  // The clock first: files written back then carry today's times, not the run's future ones.
+  await attempt('restore the clock and auto_time', () => restoreClock(device, state.clock));
+  if (state.saving === true) {
+    // Killed while saving: the app's data was not changed yet.
+  } else if (state.appTree !== undefined) {
     const tree = state.appTree;
     await attempt("restore the app's data directory", () => restoreAppTree(device, tree));
   } else {
@@ -232,7 +253,6 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
       }
     }
   });
-  await attempt('restore the clock and auto_time', () => restoreClock(device, state.clock));
   if (state.appWasStopped === false && problems.length === 0) {
     // The force-stops cancelled the app's jobs. Starting its process (WorkManager's exported
     // diagnostics receiver, android-facts.md §4.7) lets WorkManager see the force-stop and
