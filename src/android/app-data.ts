@@ -322,7 +322,7 @@ async function runAsOnPaths(device: AndroidDevice, pkg: string, command: readonl
  * Directories of the app's data directory that are not backed up or restored: Android may clear
  * them at any time (Context.getCacheDir / getCodeCacheDir), and `pm clear` re-creates them.
  */
-export const DISPOSABLE_APP_DIRS = ['cache', 'code_cache'] as const;
+const DISPOSABLE_APP_DIRS = ['cache', 'code_cache'] as const;
 
 function isDisposable(path: string): boolean {
   return DISPOSABLE_APP_DIRS.some((d) => path === d || path.startsWith(`${d}/`));
@@ -440,11 +440,6 @@ export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBacku
   if (failed.length > 0) {
     throw new DedupVerifyError(ErrorCode.Restore, `${failed.length} file(s) of ${pkg} could not be put back: ${failed.join('; ')}. The backup is kept; run \`dedup-verify restore\` again once that is fixed.`);
   }
-}
-
-/** Reads a backup description written by backupAppTree. */
-export async function loadAppTreeBackup(dir: string): Promise<AppTreeBackup> {
-  return JSON.parse(await readFile(join(dir, 'tree.json'), 'utf8')) as AppTreeBackup;
 }
 
 async function copyBackupFiles(backup: DatabaseBackup, dbPath: string): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * Leave the device as it was found (DESIGN.md §8). Before a session changes anything global,
- * it records what it will change: auto_time and the clock, the adb reverse rules, the app's
- * database and shared preferences. The record is written to a state file first, so that
+ * it records what it will change: auto_time and the clock, the adb reverse rules, whether the
+ * app was stopped, and a copy of the app's data directory. The record is written to a state file first, so that
  * `dedup-verify restore` can finish the job after a crash; `restoreDevice` puts everything
  * back and is safe to run twice.
  */
@@ -9,13 +9,11 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AndroidDevice, ReverseRule } from '../device/android-device.js';
-import { DedupVerifyError, ErrorCode, describeError, hasErrorCode } from '../errors.js';
+import { DedupVerifyError, ErrorCode, describeError } from '../errors.js';
 import { forceStop, sendBroadcast } from '../android/activity.js';
 import {
   backupAppTree,
-  backupDatabase,
   databasePath,
-  readAppFile,
   removeAppFiles,
   restoreAppTree,
   restoreDatabase,
@@ -25,7 +23,6 @@ import {
 } from '../android/app-data.js';
 import { getPackageInfo } from '../android/packages.js';
 import { restoreClock, saveClock, type ClockSnapshot } from '../android/clock.js';
-import { isNoSuchFile } from '../android/parsers/run-as.js';
 
 export interface SavedDeviceState {
   readonly version: 1;
@@ -39,11 +36,14 @@ export interface SavedDeviceState {
   readonly devicePort: number;
   /** Directory holding the backups (database, shared prefs). */
   readonly backupDir: string;
-  /** null: the app had no database yet (restore removes what the session created). */
-  readonly database: DatabaseBackup | null;
+  /**
+   * State files written before `appTree` existed: the database backup (null: the app had no
+   * database yet) and the shared_prefs file names (bytes in backupDir/shared_prefs/). Restore
+   * uses them only when `appTree` is absent.
+   */
+  readonly database?: DatabaseBackup | null;
   readonly databaseFile: string;
-  /** shared_prefs file names that existed (their bytes are in backupDir/shared_prefs/). */
-  readonly sharedPrefs: readonly string[];
+  readonly sharedPrefs?: readonly string[];
   /**
    * Every file of the app's data directory but cache/ and code_cache/ (databases, WorkManager's
    * own database, shared_prefs, files/...), with modes; restore puts the directory back from it.
@@ -153,18 +153,13 @@ export async function saveDeviceState(
     databaseFile: databasePath(options.databaseFile),
     appWasStopped,
   };
-  const partial: SavedDeviceState = { ...base, database: null, sharedPrefs: [], saving: true };
+  const partial: SavedDeviceState = { ...base, saving: true };
   await writeFile(join(dir, STATE_FILE), `${JSON.stringify(partial, null, 2)}\n`);
   try {
-    let database: DatabaseBackup | null = null;
-    try {
-      database = await backupDatabase(device, { pkg: options.pkg, db: options.databaseFile, backupDir: join(backupDir, 'database') });
-    } catch (e) {
-      if (!(hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message))) throw e;
-    }
-    const sharedPrefs = await backupSharedPrefs(device, options.pkg, join(backupDir, 'shared_prefs'));
+    // Stopped, the app does not write its files while they are copied.
+    await forceStop(device, options.pkg);
     const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'));
-    const state: SavedDeviceState = { ...base, database, sharedPrefs, appTree };
+    const state: SavedDeviceState = { ...base, appTree };
     await writeFile(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
     return state;
   } catch (e) {
@@ -176,25 +171,6 @@ export async function saveDeviceState(
     }
     throw e;
   }
-}
-
-async function backupSharedPrefs(device: AndroidDevice, pkg: string, dir: string): Promise<string[]> {
-  const listing = await device.shell(['run-as', pkg, 'ls', 'shared_prefs']);
-  if (listing.exitCode !== 0) {
-    if (isNoSuchFile(listing.stderr)) return [];
-    throw new DedupVerifyError(ErrorCode.DeviceCommand, `Could not list shared_prefs of ${pkg} on ${device.serial}: ${listing.stderr.trim()}`);
-  }
-  const names = listing.stdout
-    .toString('utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.endsWith('.xml'));
-  await mkdir(dir, { recursive: true });
-  for (const name of names) {
-    const data = await readAppFile(device, pkg, `shared_prefs/${name}`);
-    if (data !== null) await writeFile(join(dir, name), data);
-  }
-  return names;
 }
 
 export interface RestoreReport {
@@ -228,10 +204,11 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
     await attempt('restore shared preferences', async () => {
       const now = await device.shell(['run-as', state.pkg, 'ls', 'shared_prefs']);
       const present = now.exitCode === 0 ? now.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l.endsWith('.xml')) : [];
-      const extra = present.filter((n) => !state.sharedPrefs.includes(n)).map((n) => `shared_prefs/${n}`);
+      const saved = state.sharedPrefs ?? [];
+      const extra = present.filter((n) => !saved.includes(n)).map((n) => `shared_prefs/${n}`);
       await removeAppFiles(device, state.pkg, extra);
-      if (state.sharedPrefs.length > 0) await device.shellText(['run-as', state.pkg, 'mkdir', '-p', 'shared_prefs']);
-      for (const name of state.sharedPrefs) {
+      if (saved.length > 0) await device.shellText(['run-as', state.pkg, 'mkdir', '-p', 'shared_prefs']);
+      for (const name of saved) {
         await writeAppFile(device, state.pkg, `shared_prefs/${name}`, await readFile(join(state.backupDir, 'shared_prefs', name)));
       }
     });
