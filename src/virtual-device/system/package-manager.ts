@@ -92,31 +92,9 @@ export class PackageManagerService {
 
   /** Installs an app (first boot): runtime permissions it requests are granted, as `adb install -g` does. */
   install(definition: AppDefinition, nowMs: number): PackageState {
-    const m = definition.manifest;
     const runtime = new Map<string, boolean>();
-    for (const perm of m.requestedPermissions) if (this.isRuntimePermission(perm)) runtime.set(perm, true);
-    const state: PackageState = {
-      packageName: m.packageName,
-      uid: m.uid,
-      debuggable: m.debuggable,
-      system: false,
-      versionCode: m.versionCode,
-      versionName: m.versionName,
-      minSdk: m.minSdk,
-      targetSdk: m.targetSdk,
-      codePath: `/data/app/~~${randomPathPart()}/${m.packageName}-${randomPathPart()}`,
-      requestedPermissions: m.requestedPermissions,
-      runtimePermissions: runtime,
-      definition,
-      stopped: true,
-      notLaunched: true,
-      firstInstallTime: nowMs,
-      lastUpdateTime: nowMs,
-      instrumentations: m.instrumentations ?? [],
-      installedByShell: false,
-    };
-    this.packages.set(m.packageName, state);
-    return state;
+    for (const perm of definition.manifest.requestedPermissions) if (this.isRuntimePermission(perm)) runtime.set(perm, true);
+    return this.register(definition, nowMs, runtime, undefined, false);
   }
 
   /**
@@ -126,13 +104,18 @@ export class PackageManagerService {
    * permissions are granted only with `-g`. The caller has already checked the version rules.
    */
   installFromShell(definition: AppDefinition, nowMs: number, options: { grantRuntimePermissions: boolean }): { state: PackageState; replaced: boolean } {
-    const m = definition.manifest;
-    const old = this.packages.get(m.packageName);
+    const old = this.packages.get(definition.manifest.packageName);
     const runtime = new Map<string, boolean>();
-    for (const perm of m.requestedPermissions) {
+    for (const perm of definition.manifest.requestedPermissions) {
       if (!this.isRuntimePermission(perm)) continue;
       runtime.set(perm, options.grantRuntimePermissions || old?.runtimePermissions.get(perm) === true);
     }
+    return { state: this.register(definition, nowMs, runtime, old, true), replaced: old !== undefined };
+  }
+
+  /** The package's state after an install; an update (`old`) keeps its stopped state and first install time. */
+  private register(definition: AppDefinition, nowMs: number, runtime: Map<string, boolean>, old: PackageState | undefined, installedByShell: boolean): PackageState {
+    const m = definition.manifest;
     const state: PackageState = {
       packageName: m.packageName,
       uid: m.uid,
@@ -151,10 +134,10 @@ export class PackageManagerService {
       firstInstallTime: old?.firstInstallTime ?? nowMs,
       lastUpdateTime: nowMs,
       instrumentations: m.instrumentations ?? [],
-      installedByShell: true,
+      installedByShell,
     };
     this.packages.set(m.packageName, state);
-    return { state, replaced: old !== undefined };
+    return state;
   }
 
   /** The uid a package installed now would get: its current one on an update, else the next free app uid. */
