@@ -20,7 +20,7 @@ import {
   runAdb,
   waitForDevice,
 } from '../../device/adb-server.js';
-import { adbPortFromEnv, assertBugNames } from '../inputs.js';
+import { adbPortFromEnv } from '../inputs.js';
 import type { RunOptions } from './run.js';
 
 export interface ResolvedDevices {
@@ -61,8 +61,7 @@ export class AdbEndpointResolver {
     const adbPath = isLocalHost(endpoint.host) ? findAdbBinary() : undefined;
     let serials: string[];
     if (this.o.virtual) {
-      // Checked again here (run checks flags first) so that nothing is started for a bad name.
-      assertBugNames(this.o.bug);
+      // Bug names were checked with the other flags (readRunOptions); --api is narrowed here.
       const api = this.o.api ?? 34;
       if (api !== 30 && api !== 33 && api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${api}).`);
       if ((await probeAdbServer(endpoint)) === null) {
