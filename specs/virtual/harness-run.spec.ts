@@ -8,10 +8,10 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startAdbServer, type AdbServer } from '../support/adb-server.js';
-import { testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';
+import { freePort, type AdbServer } from '../support/adb-server.js';
+import { virtualLab } from '../support/lab.js';
+import { type RunningVirtualDevice } from '../support/virtual-devices.js';
 import { runCli, startCli } from '../support/cli.js';
 
 const CONFIG = 'fixtures/reference-app.config.json';
@@ -27,19 +27,11 @@ interface DeviceState {
 
 describe('dedup-verify run (virtual devices, real adb)', function () {
   this.timeout(240_000);
+  const lab = virtualLab('dv-run-spec-');
+  const devices = lab.devices;
   let adb: AdbServer;
   let work: string;
-  const devices = testDevices();
-
-  before(async () => {
-    adb = await startAdbServer();
-    work = await mkdtemp(join(tmpdir(), 'dv-run-spec-'));
-  });
-  after(async () => {
-    await devices.stopAll();
-    await adb.stop();
-    await rm(work, { recursive: true, force: true });
-  });
+  before(() => ({ adb, work } = lab));
 
   async function shell(serial: string, command: string): Promise<string> {
     const r = await adb.adb(['-s', serial, 'shell', command]);

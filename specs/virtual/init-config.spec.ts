@@ -7,13 +7,13 @@
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { main, type CliIo } from '../../src/cli/main.js';
 import { parseConfig } from '../../src/config/parse-config.js';
-import { startAdbServer, type AdbServer } from '../support/adb-server.js';
-import { testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';
+import { type AdbServer } from '../support/adb-server.js';
+import { virtualLab } from '../support/lab.js';
+import { type RunningVirtualDevice } from '../support/virtual-devices.js';
 import { runCli } from '../support/cli.js';
 import type { StartVirtualDeviceOptions } from '../../src/virtual-device/server.js';
 
@@ -28,19 +28,11 @@ interface Result {
 
 describe('dedup-verify init (virtual devices, real adb)', function () {
   this.timeout(120_000);
+  const lab = virtualLab('dv-init-spec-');
+  const devices = lab.devices;
   let adb: AdbServer;
   let work: string;
-  const devices = testDevices();
-
-  before(async () => {
-    adb = await startAdbServer();
-    work = await mkdtemp(join(tmpdir(), 'dv-init-spec-'));
-  });
-  after(async () => {
-    await devices.stopAll();
-    await adb.stop();
-    await rm(work, { recursive: true, force: true });
-  });
+  before(() => ({ adb, work } = lab));
 
   async function device(options: StartVirtualDeviceOptions = {}, launch = true): Promise<RunningVirtualDevice> {
     const d = await devices.start(options);

@@ -5,11 +5,10 @@
  * other devices finish.
  */
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startAdbServer, type AdbServer } from '../support/adb-server.js';
-import { testDevices } from '../support/virtual-devices.js';
+import { type AdbServer } from '../support/adb-server.js';
+import { virtualLab } from '../support/lab.js';
 import { runCli, startCli } from '../support/cli.js';
 
 const CONFIG = 'fixtures/reference-app.config.json';
@@ -23,18 +22,11 @@ interface Report {
 
 describe('dedup-verify run on several devices (virtual, real adb)', function () {
   this.timeout(300_000);
+  const lab = virtualLab('dv-multi-');
+  const devices = lab.devices;
   let adb: AdbServer;
   let work: string;
-  const devices = testDevices();
-  before(async () => {
-    adb = await startAdbServer();
-    work = await mkdtemp(join(tmpdir(), 'dv-multi-'));
-  });
-  after(async () => {
-    await devices.stopAll();
-    await adb.stop();
-    await rm(work, { recursive: true, force: true });
-  });
+  before(() => ({ adb, work } = lab));
 
   async function report(dir: string): Promise<Report> {
     return JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;

@@ -19,8 +19,8 @@ import { DeviceSession } from '../../src/scenario/device-session.js';
 import { backToBack } from '../../src/scenarios/back-to-back.js';
 import { killMidRun } from '../../src/scenarios/kill-mid-run.js';
 import type { Scenario } from '../../src/scenario/types.js';
-import { freePort, startAdbServer, type AdbServer } from '../support/adb-server.js';
-import { testDevices } from '../support/virtual-devices.js';
+import { freePort, type AdbServer } from '../support/adb-server.js';
+import { virtualLab } from '../support/lab.js';
 import { parseHistoryText } from '../../src/history/jsonl.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { renderJunit } from '../../src/report/junit.js';
@@ -243,19 +243,11 @@ describe('dedup-verify report DIR', () => {
 
 describe('repro/<scenario>.sh against a virtual device with the same bug', function () {
   this.timeout(120_000);
+  const lab = virtualLab('dv-repro-');
+  const devices = lab.devices;
   let adb: AdbServer;
   let work: string;
-  const devices = testDevices();
-
-  before(async () => {
-    adb = await startAdbServer();
-    work = await mkdtemp(join(tmpdir(), 'dv-repro-'));
-  });
-  after(async () => {
-    await devices.stopAll();
-    await adb.stop();
-    await rm(work, { recursive: true, force: true });
-  });
+  before(() => ({ adb, work } = lab));
 
   /** Runs a script with bash, asynchronously: the virtual devices live in this process. */
   function runScript(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {

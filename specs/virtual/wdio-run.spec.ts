@@ -8,12 +8,11 @@
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startAdbServer, type AdbServer } from '../support/adb-server.js';
-import { testDevices } from '../support/virtual-devices.js';
+import { freePort, type AdbServer } from '../support/adb-server.js';
+import { virtualLab } from '../support/lab.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -83,19 +82,11 @@ interface Report {
 
 describe('npx wdio run wdio.conf.ts on two virtual devices through a real Appium server', function () {
   this.timeout(120_000);
+  const lab = virtualLab('dv-wdio-');
+  const devices = lab.devices;
   let adb: AdbServer;
   let work: string;
-  const devices = testDevices();
-
-  before(async () => {
-    adb = await startAdbServer();
-    work = await mkdtemp(join(tmpdir(), 'dv-wdio-'));
-  });
-  after(async () => {
-    await devices.stopAll();
-    await adb.stop();
-    await rm(work, { recursive: true, force: true });
-  });
+  before(() => ({ adb, work } = lab));
 
   it('passes for the correct app (exit 0) and fails only the no-db-check device, naming it (non-zero exit)', async () => {
     const good = await devices.startMany(3);
