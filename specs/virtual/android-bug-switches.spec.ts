@@ -377,4 +377,32 @@ describe('android model: each bug switch changes exactly its property (correct a
     expect(good).to.deep.equal({ index: [{ name: 'index_notifications_link', unique: 1 }], replay: 0 });
     expect(bad).to.deep.equal({ index: [{ name: 'index_notifications_link', unique: 0 }], replay: 1 });
   });
+
+  it('record-after-loop: a kill at the 3rd receipt leaves 3 items notified and no row, so all 3 repeat', async () => {
+    const { good, bad } = await compare('record-after-loop', async (s) => {
+      const links = (db: Database.Database): string[] => (db.prepare('SELECT link FROM notifications ORDER BY id').all() as { link: string }[]).map((r) => r.link);
+      await s.serve([fresh(1), fresh(2), fresh(3), fresh(4)]);
+      s.fault('/receipts', { hold: true, passFirst: 2 });
+      await s.sh(`am start -n ${PKG}/.MainActivity`);
+      await s.fixture.waitForHeld(1, 15_000);
+      await s.sh(`am force-stop ${PKG}`);
+      s.fixture.clearFaults('/receipts');
+      s.fixture.release();
+      const killed = { posts: await s.posts(), rows: await s.pull('databases/feed.db', links) };
+      // As for record-before-notify: the interrupted attempt is backed off by 30 s.
+      await s.sh(`am start -n ${PKG}/.MainActivity`);
+      await s.nextPeriod(60_000);
+      const next = { posts: (await s.posts()).slice(killed.posts.length), rows: await s.pull('databases/feed.db', links) };
+      return { killed, next };
+    });
+    const link = (n: number): string => `https://example.org/item/${n}`;
+    expect(good).to.deep.equal({
+      killed: { posts: [[id(4), 0], [id(3), 0], [id(2), 0]], rows: [link(4), link(3)] },
+      next: { posts: [[id(2), 0], [id(1), 0]], rows: [link(4), link(3), link(2), link(1)] },
+    });
+    expect(bad).to.deep.equal({
+      killed: { posts: [[id(4), 0], [id(3), 0], [id(2), 0]], rows: [] },
+      next: { posts: [[id(4), 0], [id(3), 0], [id(2), 0], [id(1), 0]], rows: [link(4), link(3), link(2), link(1)] },
+    });
+  });
 });

@@ -6,7 +6,12 @@
  *   (in a 2xx response) while `deviceTime - publishedAt <= windowMs`, in a run that did not end
  *   `killed`/`refused` before handling it.
  * - lost: eligible in an epoch, never notified in that epoch (and not shed by the OS).
- * - duplicated: posted more than once (posts, not updates) in one epoch.
+ * - duplicated: notified more than once in one epoch: every `notify()` counts, a post and an
+ *   update of a notification still showing alike, unless the update carries
+ *   FLAG_ONLY_ALERT_ONCE (a `silent-repost`, informational).
+ * - tolerated: a duplicated item whose repeat follows a notification made in a run that ended
+ *   `killed` before the item was `stored`, in a later run; at most `allowedDuplicates` items per
+ *   killed run. Every other repeat fails.
  * - unexpected: notified but never eligible in that epoch (bad date, no link, outside the
  *   window, never served).
  * - out-of-order: within one run, a post whose `publishedAt` is older than the post before it.
@@ -21,23 +26,16 @@
 export const Verdict = { Pass: 'pass', Fail: 'fail', Unknown: 'unknown' } as const;
 export type Verdict = (typeof Verdict)[keyof typeof Verdict];
 
-export const AnomalyKind = {
-  Lost: 'lost',
-  Duplicated: 'duplicated',
-  Unexpected: 'unexpected',
-  OutOfOrder: 'out-of-order',
-  Recovered: 'recovered',
-  OsShed: 'os-shed',
-  RefusedRun: 'refused-run',
-} as const;
-export type AnomalyKind = (typeof AnomalyKind)[keyof typeof AnomalyKind];
+export { ANOMALY_KINDS, type AnomalyKind, type AnomalyEffect, effectOf } from './kinds.js';
+import type { AnomalyKind } from './kinds.js';
 
 export interface CheckOptions {
   /** The app's window in ms: an item is in the window while `deviceTime - publishedAt <= windowMs`. */
   windowMs: number;
   /**
-   * Extra posts tolerated per item and epoch (0: every item at most once; 1: the
-   * notify-then-record window may repeat an item once). Posts beyond it fail the check.
+   * Items a killed run may leave to be repeated by a later run (0: no repeat is ever tolerated;
+   * 1: the notify-then-record window, one item per kill). It is per killed run, never per item:
+   * a repeat no kill excuses fails whatever this is.
    */
   allowedDuplicates: number;
   /**
@@ -50,7 +48,7 @@ export interface CheckOptions {
 export interface CheckCounts {
   /** (item, epoch) pairs eligible and never notified. */
   lostCount: number;
-  /** (item, epoch) pairs posted more than once (tolerated ones included). */
+  /** (item, epoch) pairs notified more than once, silent updates aside (tolerated ones included). */
   duplicatedCount: number;
   /** (item, epoch) pairs notified but never eligible. */
   unexpectedCount: number;
@@ -78,8 +76,10 @@ export interface Anomaly {
   epoch?: number;
   /** A sentence a QA engineer understands. */
   detail: string;
-  /** Duplicated within allowedDuplicates: reported, does not fail the check. */
+  /** A duplicated item excused by a kill: reported, does not fail the check. */
   tolerated?: boolean;
+  /** The killed run that excuses a tolerated repeat. */
+  excusedBy?: number;
   /** Reported, but not a property this check verifies (out-of-order with checkOrder false). */
   informational?: boolean;
   /** Raw lines from the history events involved (logcat lines, journal entries). */
@@ -109,5 +109,5 @@ export function emptyCounts(): CheckCounts {
   };
 }
 
-/** Anomaly kinds that make the verdict fail (duplicated only beyond allowedDuplicates). */
+/** The notification checker's kinds that make the verdict fail (duplicated only when not tolerated). */
 export const FAILING_KINDS: readonly AnomalyKind[] = ['lost', 'duplicated', 'unexpected', 'out-of-order'];

@@ -19,6 +19,13 @@ export const HistoryEventType = {
   RunFinished: 'run-finished',
   Forgotten: 'forgotten',
   Shed: 'shed',
+  Request: 'request',
+  Effect: 'effect',
+  Rows: 'rows',
+  Schedule: 'schedule',
+  Schema: 'schema',
+  Action: 'action',
+  Aborted: 'aborted',
 } as const;
 export type HistoryEventType = (typeof HistoryEventType)[keyof typeof HistoryEventType];
 
@@ -49,6 +56,14 @@ export interface ConfigEvent {
   scenario?: string;
   /** false: out-of-order posts are reported but do not fail the segment (default true). */
   checkOrder?: boolean;
+  /**
+   * The property checks of the segment besides the notification checks (src/checker/properties):
+   * what the scenario verifies, named once in the scenario and carried here so that `check`
+   * decides from the history alone.
+   */
+  properties?: string[];
+  /** The backend's idempotency header (the `request` events' header that carries the key). */
+  idempotencyHeader?: string;
 }
 
 interface TimedEventBase {
@@ -66,6 +81,8 @@ export interface PublishedEvent extends TimedEventBase {
   /** Publication time in ms; 0 when the date did not parse. */
   publishedAt: number;
   title: string;
+  /** The scenario's short name for the item (a probe's role, e.g. `missed-run-edge`). */
+  label?: string;
 }
 
 export interface RunStartedEvent extends TimedEventBase {
@@ -89,6 +106,11 @@ export interface NotifiedEvent extends TimedEventBase {
   run: number;
   item: string;
   status: NotifyStatus;
+  /**
+   * The notification's flags carry FLAG_ONLY_ALERT_ONCE (0x8): an update of it is silent.
+   * Absent in older histories: false.
+   */
+  alertOnce?: boolean;
 }
 
 export interface StoredEvent extends TimedEventBase {
@@ -115,6 +137,118 @@ export interface ShedEvent extends TimedEventBase {
   run?: number;
 }
 
+/** A request the fixture server answered. */
+export interface RequestEvent extends TimedEventBase {
+  type: 'request';
+  /** The run in progress when it arrived, when one was. */
+  run?: number;
+  /** `feed`, `receipts` (the backend) or `other`. */
+  route: string;
+  method: string;
+  path: string;
+  /** HTTP status sent; 0 when none was (connection dropped). */
+  status: number;
+  /** The server dropped the connection (after processing, when the fault plan says so). */
+  dropped?: boolean;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string>;
+  /** The request body (cut at 4096 characters). */
+  body?: string;
+}
+
+/** An effect the backend stored: one processed operation. */
+export interface EffectEvent extends TimedEventBase {
+  type: 'effect';
+  /** The Idempotency-Key it was stored under; null when the request carried none. */
+  key: string | null;
+  /** The item (link) the operation was about. */
+  item: string;
+}
+
+/** The key column of the dedup table, read from a pulled copy (one value per row). */
+export interface RowsEvent extends TimedEventBase {
+  type: 'rows';
+  table: string;
+  keyColumn: string;
+  keys: (string | null)[];
+}
+
+/** One WorkSpec of the app's periodic work as WorkManager's database holds it. */
+export interface ScheduleSpec {
+  id: string;
+  /** Tagged with the unique work name. */
+  named: boolean;
+  workerClass: string;
+  /** WorkInfo.State ordinal (0 ENQUEUED, 1 RUNNING, 2 SUCCEEDED, 3 FAILED, 4 BLOCKED, 5 CANCELLED). */
+  state: number;
+  intervalMs: number;
+  flexMs: number;
+  lastEnqueueTime: number;
+  runAttemptCount: number;
+  /** JobScheduler id of its current generation; null when not scheduled. */
+  systemId: number | null;
+}
+
+/** The unfinished periodic WorkSpecs of the unique work and of the worker class. */
+export interface ScheduleEvent extends TimedEventBase {
+  type: 'schedule';
+  /** Why it was read (`before-relaunch`, `after-run`, ...). */
+  label?: string;
+  uniqueName: string;
+  /** The configured worker class, when there is one: `specs` holds its periodic WorkSpecs too. */
+  workerClass?: string;
+  specs: ScheduleSpec[];
+  /** The id of the WorkSpec the harness drives; null when there is none. */
+  primary: string | null;
+}
+
+export interface SchemaColumn {
+  name: string;
+  type: string;
+  notnull: boolean;
+  pk: boolean;
+}
+
+export interface SchemaIndex {
+  name: string;
+  unique: boolean;
+  partial: boolean;
+  columns: string[];
+}
+
+/** The dedup table's schema, and probe inserts made on a throw-away copy. */
+export interface SchemaEvent extends TimedEventBase {
+  type: 'schema';
+  table: string;
+  keyColumn: string;
+  columns: SchemaColumn[];
+  indexes: SchemaIndex[];
+  /** Rows stored by inserting two rows with a NULL key (absent: not probed). */
+  nullKeyRowsStored?: number;
+  /** The key of an existing row inserted again, and the rows that insert added. */
+  replay?: { key: string; rowsAdded: number };
+}
+
+/** What the harness did. */
+export interface ActionEvent extends TimedEventBase {
+  type: 'action';
+  /** `force-stop`, `start-app`, `start-process`, `clear-app-data`, `forget-rows`, `set-time`, `fault`, `probe-run`, `kill`. */
+  action: string;
+  /** The device command, exactly as sent. */
+  argv?: string[];
+  /** A probe run: whether WorkManager ran it (`refused` when it did not). */
+  outcome?: RunOutcome;
+  /** A probe run: HTTP statuses of the feed fetches it made. */
+  statuses?: number[];
+  detail?: string;
+}
+
+/** The harness failed part-way: the history is incomplete. */
+export interface AbortedEvent extends TimedEventBase {
+  type: 'aborted';
+  detail: string;
+}
+
 export type TimedHistoryEvent =
   | PublishedEvent
   | RunStartedEvent
@@ -123,7 +257,14 @@ export type TimedHistoryEvent =
   | StoredEvent
   | RunFinishedEvent
   | ForgottenEvent
-  | ShedEvent;
+  | ShedEvent
+  | RequestEvent
+  | EffectEvent
+  | RowsEvent
+  | ScheduleEvent
+  | SchemaEvent
+  | ActionEvent
+  | AbortedEvent;
 
 export type HistoryEvent = ConfigEvent | TimedHistoryEvent;
 
@@ -133,11 +274,18 @@ export const EXAMPLE_EVENTS: { readonly [K in HistoryEventType]: string } = {
   published: '{"type":"published","t":1717000000000,"item":"https://example.com/a","publishedAt":1716990000000,"title":"A"}',
   'run-started': '{"type":"run-started","t":1717000000000,"run":1,"deviceTime":1717000000000}',
   fetched: '{"type":"fetched","t":1717000000100,"run":1,"items":["https://example.com/a"],"status":200}',
-  notified: '{"type":"notified","t":1717000000200,"run":1,"item":"https://example.com/a","status":"post"}',
+  notified: '{"type":"notified","t":1717000000200,"run":1,"item":"https://example.com/a","status":"post","alertOnce":false}',
   stored: '{"type":"stored","t":1717000000300,"run":1,"item":"https://example.com/a"}',
   'run-finished': '{"type":"run-finished","t":1717000000400,"run":1,"outcome":"success"}',
   forgotten: '{"type":"forgotten","t":1717000000500,"items":"all"}',
   shed: '{"type":"shed","t":1717000000600,"item":"https://example.com/a","run":1}',
+  request: '{"type":"request","t":1717000000250,"run":1,"route":"receipts","method":"POST","path":"/receipts","status":200,"headers":{"idempotency-key":"6f1c"},"body":"{\\"link\\":\\"https://example.com/a\\"}"}',
+  effect: '{"type":"effect","t":1717000000260,"key":"6f1c","item":"https://example.com/a"}',
+  rows: '{"type":"rows","t":1717000000700,"table":"notified_items","keyColumn":"link","keys":["https://example.com/a"]}',
+  schedule: '{"type":"schedule","t":1717000000800,"uniqueName":"feed-poll","specs":[],"primary":null}',
+  schema: '{"type":"schema","t":1717000000900,"table":"notified_items","keyColumn":"link","columns":[],"indexes":[]}',
+  action: '{"type":"action","t":1717000001000,"action":"force-stop","argv":["am","force-stop","com.example.app"]}',
+  aborted: '{"type":"aborted","t":1717000001100,"detail":"device went away"}',
 };
 
 const EVENT_TYPES: readonly string[] = Object.values(HistoryEventType);
@@ -172,6 +320,41 @@ function isRunNumber(value: unknown): value is number {
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+function isBoolean(value: unknown): value is boolean {
+  return typeof value === 'boolean';
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return isRecord(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+function isScheduleSpec(value: unknown): boolean {
+  return isRecord(value) && typeof value['id'] === 'string' && typeof value['named'] === 'boolean' && typeof value['workerClass'] === 'string' &&
+    isRunNumber(value['state']) && isFiniteNumber(value['intervalMs']) && isFiniteNumber(value['flexMs']) &&
+    isFiniteNumber(value['lastEnqueueTime']) && isRunNumber(value['runAttemptCount']) &&
+    (value['systemId'] === null || isFiniteNumber(value['systemId']));
+}
+
+function isSchemaColumn(value: unknown): boolean {
+  return isRecord(value) && typeof value['name'] === 'string' && typeof value['type'] === 'string' && typeof value['notnull'] === 'boolean' && typeof value['pk'] === 'boolean';
+}
+
+function isSchemaIndex(value: unknown): boolean {
+  return isRecord(value) && typeof value['name'] === 'string' && typeof value['unique'] === 'boolean' && typeof value['partial'] === 'boolean' && isStringArray(value['columns']);
+}
+
+function required(o: Record<string, unknown>, field: string, expected: string, test: (v: unknown) => boolean): string | undefined {
+  return test(o[field]) ? undefined : `"${field}" must be ${expected}, got ${showValue(o[field])}`;
+}
+
+function optional(o: Record<string, unknown>, field: string, expected: string, test: (v: unknown) => boolean): string | undefined {
+  return o[field] === undefined || test(o[field]) ? undefined : `"${field}" must be ${expected} when present, got ${showValue(o[field])}`;
 }
 
 /** Checks the common optional fields; returns a problem or undefined. */
@@ -217,11 +400,14 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
       if (!isFiniteNumber(o['windowMs']) || o['windowMs'] <= 0) return `"windowMs" must be a positive number of ms, got ${showValue(o['windowMs'])}`;
       if (o['intervalMs'] !== undefined && (!isFiniteNumber(o['intervalMs']) || o['intervalMs'] <= 0)) return `"intervalMs" must be a positive number of ms, got ${showValue(o['intervalMs'])}`;
       if (o['allowedDuplicates'] !== undefined && !isRunNumber(o['allowedDuplicates'])) return `"allowedDuplicates" must be a whole number >= 0, got ${showValue(o['allowedDuplicates'])}`;
+      if (o['properties'] !== undefined && !isStringArray(o['properties'])) return `"properties" must be an array of property check names, got ${showValue(o['properties'])}`;
+      if (o['idempotencyHeader'] !== undefined && typeof o['idempotencyHeader'] !== 'string') return `"idempotencyHeader" must be a header name, got ${showValue(o['idempotencyHeader'])}`;
       return checkCommon(o);
     case 'published':
       return checkTimed(o) ?? checkItem(o) ??
         (!isFiniteNumber(o['publishedAt']) ? `"publishedAt" must be a number of ms (0 when the date did not parse), got ${showValue(o['publishedAt'])}` : undefined) ??
-        (typeof o['title'] !== 'string' ? `"title" must be a string, got ${showValue(o['title'])}` : undefined);
+        (typeof o['title'] !== 'string' ? `"title" must be a string, got ${showValue(o['title'])}` : undefined) ??
+        optional(o, 'label', 'a string', isString);
     case 'run-started':
       return checkTimed(o) ?? checkRun(o) ??
         (!isFiniteNumber(o['deviceTime']) ? `"deviceTime" must be a number (device wall clock in epoch ms), got ${showValue(o['deviceTime'])}` : undefined);
@@ -231,7 +417,8 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
         (!isRunNumber(o['status']) ? `"status" must be an HTTP status code (0 when no response arrived), got ${showValue(o['status'])}` : undefined);
     case 'notified':
       return checkTimed(o) ?? checkRun(o) ?? checkItem(o) ??
-        (typeof o['status'] !== 'string' || !NOTIFY_STATUSES.includes(o['status']) ? `"status" must be "post" or "update", got ${showValue(o['status'])}` : undefined);
+        (typeof o['status'] !== 'string' || !NOTIFY_STATUSES.includes(o['status']) ? `"status" must be "post" or "update", got ${showValue(o['status'])}` : undefined) ??
+        optional(o, 'alertOnce', 'true or false (FLAG_ONLY_ALERT_ONCE set)', isBoolean);
     case 'stored':
       return checkTimed(o) ?? checkRun(o) ?? checkItem(o);
     case 'run-finished':
@@ -243,6 +430,42 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
     case 'shed':
       return checkTimed(o) ?? checkItem(o) ??
         (o['run'] !== undefined && !isRunNumber(o['run']) ? `"run" must be a whole number >= 0 when present, got ${showValue(o['run'])}` : undefined);
+    case 'request':
+      return checkTimed(o) ?? optional(o, 'run', 'a whole number >= 0', isRunNumber) ??
+        required(o, 'route', 'a route name (feed, receipts, other)', isString) ??
+        required(o, 'method', 'an HTTP method', isString) ??
+        required(o, 'path', 'a request path', isString) ??
+        required(o, 'status', 'an HTTP status code (0 when none was sent)', isRunNumber) ??
+        optional(o, 'dropped', 'true or false', isBoolean) ??
+        required(o, 'headers', 'an object of header names (lower case) to values', isStringRecord) ??
+        optional(o, 'body', 'a string', isString);
+    case 'effect':
+      return checkTimed(o) ??
+        required(o, 'key', 'the Idempotency-Key (a string) or null', (v) => v === null || typeof v === 'string') ??
+        required(o, 'item', 'the item key the operation was about', isString);
+    case 'rows':
+      return checkTimed(o) ?? required(o, 'table', 'a table name', isString) ?? required(o, 'keyColumn', 'a column name', isString) ??
+        required(o, 'keys', 'an array of key values (strings or null)', (v) => Array.isArray(v) && v.every((k) => k === null || typeof k === 'string'));
+    case 'schedule':
+      return checkTimed(o) ?? optional(o, 'label', 'a string', isString) ??
+        required(o, 'uniqueName', 'the unique work name', isString) ??
+        optional(o, 'workerClass', 'a class name', isString) ??
+        required(o, 'specs', 'an array of WorkSpecs ({id, named, workerClass, state, intervalMs, flexMs, lastEnqueueTime, runAttemptCount, systemId})', (v) => Array.isArray(v) && v.every(isScheduleSpec)) ??
+        required(o, 'primary', 'the id of the driven WorkSpec, or null', (v) => v === null || typeof v === 'string');
+    case 'schema':
+      return checkTimed(o) ?? required(o, 'table', 'a table name', isString) ?? required(o, 'keyColumn', 'a column name', isString) ??
+        required(o, 'columns', 'an array of {name, type, notnull, pk}', (v) => Array.isArray(v) && v.every(isSchemaColumn)) ??
+        required(o, 'indexes', 'an array of {name, unique, partial, columns}', (v) => Array.isArray(v) && v.every(isSchemaIndex)) ??
+        optional(o, 'nullKeyRowsStored', 'a whole number >= 0', isRunNumber) ??
+        optional(o, 'replay', 'an object {key, rowsAdded}', (v) => isRecord(v) && typeof v['key'] === 'string' && isRunNumber(v['rowsAdded']));
+    case 'action':
+      return checkTimed(o) ?? required(o, 'action', 'an action name (force-stop, start-app, probe-run, ...)', isString) ??
+        optional(o, 'argv', 'an array of strings (the command as sent)', isStringArray) ??
+        optional(o, 'outcome', `one of ${RUN_OUTCOMES.join(', ')}`, (v) => typeof v === 'string' && RUN_OUTCOMES.includes(v)) ??
+        optional(o, 'statuses', 'an array of HTTP status codes', (v) => Array.isArray(v) && v.every(isRunNumber)) ??
+        optional(o, 'detail', 'a string', isString);
+    case 'aborted':
+      return checkTimed(o) ?? required(o, 'detail', 'a sentence saying what failed', isString);
     default: {
       const unreachable: never = type;
       return `unknown type ${String(unreachable)}`;

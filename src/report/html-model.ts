@@ -10,6 +10,7 @@
  * marks per lane, `maxEvidenceLines` evidence lines per mark or run, and at most
  * MAX_COLUMNS_KEPT columns per segment; what is left out is counted and the report says so.
  */
+import { effectOf } from '../checker/kinds.js';
 import type { ConfigEvent, HistoryEvent, NotifyStatus, RunOutcome } from '../history/events.js';
 import type { ReportAnomaly, RunReport, ScenarioReport } from './types.js';
 
@@ -225,12 +226,9 @@ export function runsOf(a: ReportAnomaly): number[] {
   return a.run !== undefined ? [a.run] : [];
 }
 
-/** Kinds that do not make a verdict fail (they inform). */
-export const INFORMATIONAL_KINDS: ReadonlySet<string> = new Set(['recovered', 'os-shed']);
-
-/** A tolerated duplicate, a recovered item or an OS-shed post: reported, not failing. */
+/** A tolerated duplicate, an informational out-of-order, or a kind that informs (recovered, os-shed, silent-repost): reported, not failing. */
 export function isInformational(a: ReportAnomaly): boolean {
-  return a.tolerated === true || INFORMATIONAL_KINDS.has(a.kind);
+  return a.tolerated === true || a.informational === true || effectOf(a.kind) === 'info';
 }
 
 /** Per item named by an anomaly: the runs named by its failing anomalies (possibly none). */
@@ -379,6 +377,15 @@ export class ReportModelBuilder {
         this.mark(lane, { kind: 'shed', column: column?.id ?? -1, t: event.t, run: event.run, ...this.evidence(event.evidence) });
         return;
       }
+      case 'request':
+      case 'effect':
+      case 'rows':
+      case 'schedule':
+      case 'schema':
+      case 'action':
+      case 'aborted':
+        // Observations of the property checks: their anomalies reach the page through the report.
+        return;
       default: {
         const unreachable: never = event;
         throw new Error(`unknown history event ${JSON.stringify(unreachable)}`);

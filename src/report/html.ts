@@ -8,6 +8,7 @@
  * `renderHtmlReport` is pure. `writeHtmlReport` streams `history.jsonl` (bounded memory: see
  * html-model.ts for what is capped) and writes `report.html` next to it.
  */
+import { effectOf } from '../checker/kinds.js';
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatDuration } from '../checker/describe.js';
@@ -34,7 +35,9 @@ const FINDINGS_PER_ENTRY = 6;
 const GLOSSARY: readonly (readonly [string, string])[] = [
   ['eligible', 'a published item with a link and a parseable date that a run fetched while it was inside the window, in a run that did not end killed or refused before handling it'],
   ['lost', 'eligible in an epoch, never notified in that epoch'],
-  ['duplicated', 'posted more than once in one epoch (updates do not count); re-notified after its row was deleted is not duplicated'],
+  ['duplicated', 'notified more than once in one epoch: a post, or an update of a notification still showing that alerts again; re-notified after its row was deleted is not duplicated'],
+  ['tolerated', 'a duplicated item whose repeat follows a run that was killed after notifying it and before storing its row; at most allowedDuplicates items per killed run, every other repeat fails'],
+  ['silent-repost', 'an update of a notification still showing that carries FLAG_ONLY_ALERT_ONCE: the user is not alerted again (informational)'],
   ['unexpected', 'notified but never eligible (bad date, no link, outside the window, never served)'],
   ['out-of-order', 'within one run, a post whose publication time is older than the post before it'],
   ['recovered', 'notified in a later run than the first run in which it was eligible (informational)'],
@@ -185,7 +188,7 @@ function renderFindings(model: ReportModel, ids: ReadonlyMap<EntryView, EntryIds
           `${a.item === '' && a.kind === 'refused-run' ? '' : `<code>${escapeHtml(a.item === '' ? '(no link)' : a.item)}</code>`}</a> ` +
           `<span class="muted">${escapeHtml(where)}${runWords(a) !== '' ? ` · ${escapeHtml(runWords(a))}` : ''}</span>` +
           `${cause !== '' ? ` — <b>${escapeHtml(cause)}</b>` : ''}</li>`;
-        (a.kind === 'refused-run' ? undecided : failing).push(line);
+        (effectOf(a.kind) === 'unknown' ? undecided : failing).push(line);
       }
       if (refs.length > shown.length) {
         (entry.report.verdict === 'fail' ? failing : undecided).push(`<li><a${attrs({ href: `#${e.prefix}-anomalies` })}>${refs.length - shown.length} more in ${escapeHtml(where)}</a></li>`);

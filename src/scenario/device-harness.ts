@@ -10,7 +10,8 @@ import type { Config } from '../config/types.js';
 import type { FixtureServer, JournalEntry } from '../feed/fixture-server.js';
 import type { FeedItem } from '../feed/feed-items.js';
 import { truncateToSecond } from '../feed/feed-items.js';
-import type { HistoryEvent, RunOutcome as HistoryRunOutcome } from '../history/events.js';
+import type { HistoryEvent, RunOutcome as HistoryRunOutcome, ScheduleSpec } from '../history/events.js';
+import { inspectDedupSchema } from '../android/dedup-schema.js';
 import { DedupVerifyError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
 import { forceStop, killApp, sendBroadcast, startActivity } from '../android/activity.js';
 import { deleteRows, readTableRows, pullDatabase, withDatabase } from '../android/app-data.js';
@@ -25,7 +26,6 @@ import { readWorkSnapshot, nextRunTime } from './work-state.js';
 import type {
   DbSnapshot,
   FaultPlan,
-  Finding,
   ForceRunOptions,
   Harness,
   KillMethod,
@@ -74,7 +74,6 @@ export class DeviceHarness implements Harness {
   readonly config: Config;
   readonly apiLevel: number;
   readonly notes: string[] = [];
-  readonly findings: Finding[] = [];
   readonly events: HistoryEvent[] = [];
   /** What was done, for repro/<scenario>.sh. */
   readonly repro: ReproStep[] = [];
@@ -85,6 +84,8 @@ export class DeviceHarness implements Harness {
   private seen: { journal: number; log: number };
   private readonly started = performance.now();
   private journalStart: number;
+  /** Device clock minus host clock at the last reading or setting of the device clock. */
+  private clockOffset: number | undefined;
 
   constructor(
     private readonly ctx: SessionContext,
@@ -116,12 +117,36 @@ export class DeviceHarness implements Harness {
   note(text: string): void {
     this.notes.push(text);
   }
-  finding(f: Finding): void {
-    this.findings.push(f);
-  }
 
   private record(event: HistoryEvent): void {
     this.events.push(event);
+  }
+
+  /**
+   * The device time now, from the host clock and the offset measured at the last clock read or
+   * set (for events that need a time but not a device round trip of their own).
+   */
+  private deviceTimeEstimate(): number {
+    return Date.now() + (this.clockOffset ?? 0);
+  }
+
+  /** Records what the harness did to the device or the fixture server. */
+  private action(action: string, fields: { argv?: readonly string[]; detail?: string; outcome?: HistoryRunOutcome; statuses?: readonly number[]; evidence?: readonly string[] } = {}): void {
+    this.record({
+      type: 'action',
+      t: this.deviceTimeEstimate(),
+      action,
+      ...(fields.argv !== undefined ? { argv: [...fields.argv] } : {}),
+      ...(fields.outcome !== undefined ? { outcome: fields.outcome } : {}),
+      ...(fields.statuses !== undefined ? { statuses: [...fields.statuses] } : {}),
+      ...(fields.detail !== undefined ? { detail: fields.detail } : {}),
+      ...(fields.evidence !== undefined && fields.evidence.length > 0 ? { evidence: [...fields.evidence] } : {}),
+    });
+  }
+
+  /** The harness stopped part-way: the history says so, and the check is then undecided. */
+  recordAborted(detail: string): void {
+    this.record({ type: 'aborted', t: this.deviceTimeEstimate(), detail });
   }
 
   // ---------------------------------------------------------------- feed and server
@@ -150,7 +175,7 @@ export class DeviceHarness implements Harness {
       served.push(item);
       const previous = this.served.get(spec.label);
       if (!previous || previous.title !== item.title || previous.publishedAt !== item.publishedAt || previous.item !== item.item) {
-        this.record({ type: 'published', t: now, item: item.item, publishedAt, title });
+        this.record({ type: 'published', t: now, item: item.item, publishedAt, title, label: spec.label });
       }
       this.served.set(spec.label, item);
       this.index.set(`${item.item}\u0000${title}`, { key: item.item, title });
@@ -164,10 +189,12 @@ export class DeviceHarness implements Harness {
   fault(route: 'feed' | 'receipts', plan: FaultPlan): void {
     this.ctx.server.setFault(this.routePath(route), plan);
     this.repro.push({ kind: 'fault', t: Date.now(), route: this.routePath(route), plan: JSON.stringify(plan) });
+    this.action('fault', { detail: `${this.routePath(route)}: ${JSON.stringify(plan)}` });
   }
   clearFaults(): void {
     this.ctx.server.clearFaults();
     this.repro.push({ kind: 'fault', t: Date.now(), route: '*', plan: 'none' });
+    this.action('fault', { detail: 'every route: none' });
   }
   private routePath(route: 'feed' | 'receipts'): string {
     return route === 'feed' ? this.config.feed.path : this.config.backend.path;
@@ -190,8 +217,10 @@ export class DeviceHarness implements Harness {
 
   // ---------------------------------------------------------------- clock
 
-  deviceNow(): Promise<number> {
-    return readDeviceTimeMs(this.device);
+  async deviceNow(): Promise<number> {
+    const now = await readDeviceTimeMs(this.device);
+    this.clockOffset = now - Date.now();
+    return now;
   }
 
   async advanceClock(ms: number): Promise<void> {
@@ -201,7 +230,9 @@ export class DeviceHarness implements Harness {
 
   private async setClock(ms: number): Promise<void> {
     await setDeviceTime(this.device, ms);
+    this.clockOffset = ms - Date.now();
     this.repro.push({ kind: 'adb-shell', t: ms, argv: ['cmd', 'alarm', 'set-time', String(ms)], note: `clock to ${new Date(ms).toISOString()}` });
+    this.action('set-time', { argv: ['cmd', 'alarm', 'set-time', String(ms)], detail: `clock to ${new Date(ms).toISOString()}` });
   }
 
   async openGuard(): Promise<number> {
@@ -211,7 +242,7 @@ export class DeviceHarness implements Harness {
   /** openGuard, also returning the WorkManager state it read (one pull of the workdb per run). */
   private async passGuard(): Promise<{ now: number; work: WorkSnapshot }> {
     const now = await this.deviceNow();
-    const work = await this.readWork();
+    const work = await this.readWorkState();
     const spec = work.primary;
     if (!spec) return { now, work };
     const due = nextRunTime(spec);
@@ -230,7 +261,7 @@ export class DeviceHarness implements Harness {
     const probe = options.probe === true;
     const run = probe ? 0 : this.ctx.nextRun();
     const evidence: string[] = [];
-    const { now: deviceTime, work } = probe ? { now: await this.deviceNow(), work: await this.readWork() } : await this.passGuard();
+    const { now: deviceTime, work } = probe ? { now: await this.deviceNow(), work: await this.readWorkState() } : await this.passGuard();
     const spec = work.primary;
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
     const journalFrom = this.ctx.server.journal().length;
@@ -271,6 +302,7 @@ export class DeviceHarness implements Harness {
       const argv = await this.killProcess(kill.kill);
       evidence.push(`$ ${argv.join(' ')}`);
       this.repro.push({ kind: 'kill', t: deviceTime, argv, heldRequest: `request ${kill.nth} to ${this.routePath(kill.route)}` });
+      this.action('kill', { argv, detail: `run ${run} killed while request ${kill.nth} to ${this.routePath(kill.route)} was held` });
       this.ctx.server.release();
       await this.ctx.observer.sync(this.config.timeouts.commandMs);
       return finish('killed');
@@ -423,7 +455,7 @@ export class DeviceHarness implements Harness {
         const mapping = index.map({ id: e.id, tag: e.tag }, this.config.notifications.match, null);
         const item = mapping.kind === 'mapped' ? mapping.item : await this.mapByContent(index, e.id, e.tag);
         (e.status === 'post' ? posted : updated).push(item);
-        if (!r.probe) this.record({ type: 'notified', t: line.timeMs ?? r.deviceTime, run: r.run, item, status: e.status, evidence: [line.raw] });
+        if (!r.probe) this.record({ type: 'notified', t: line.timeMs ?? r.deviceTime, run: r.run, item, status: e.status, alertOnce: e.alertOnce, evidence: [line.raw] });
       } else if (line.tag === 'NotificationService') {
         const w = parseNmsWarning(line.message);
         if (w && 'pkg' in w && w.pkg === this.pkg) {
@@ -442,16 +474,29 @@ export class DeviceHarness implements Harness {
         r.evidence.push(line.raw);
       }
     }
+    const effects = this.ctx.server.effects();
     for (const j of this.ctx.server.journal().slice(r.journalFrom)) {
-      if (stripQuery(j.path) !== this.config.feed.path) continue;
-      fetchStatuses.push(j.status);
-      if (!r.probe) this.record({ type: 'fetched', t: r.deviceTime + (j.t - r.hostAtStart), run: r.run, items: [...(j.itemsServed ?? [])], status: j.status, evidence: [journalLine(j)] });
+      const t = r.deviceTime + (j.t - r.hostAtStart);
+      const path = stripQuery(j.path);
+      const route = path === this.config.feed.path ? 'feed' : path === this.config.backend.path ? 'receipts' : 'other';
+      if (route === 'feed') fetchStatuses.push(j.status);
+      if (r.probe) continue;
+      this.record({
+        type: 'request', t, run: r.run, route, method: j.method, path: j.path, status: j.status,
+        ...(j.dropped ? { dropped: true } : {}),
+        headers: { ...j.headers },
+        ...(j.body !== '' ? { body: j.body.slice(0, 4096) } : {}),
+      });
+      for (const e of effects) if (e.seq === j.seq) this.record({ type: 'effect', t, key: e.key, item: e.link });
+      if (route === 'feed') this.record({ type: 'fetched', t, run: r.run, items: [...(j.itemsServed ?? [])], status: j.status, evidence: [journalLine(j)] });
     }
     const stored = await this.newStoredKeys();
     if (!r.probe) {
       const t = await this.deviceNow();
       for (const item of stored) this.record({ type: 'stored', t, run: r.run, item });
       this.record({ type: 'run-finished', t, run: r.run, outcome: r.outcome, evidence: r.evidence.slice(-5) });
+    } else {
+      this.action('probe-run', { outcome: r.outcome, statuses: fetchStatuses, detail: 'a run forced without moving the clock, kept out of the run numbering', evidence: r.evidence });
     }
     this.seen = { journal: this.ctx.server.journal().length, log: this.ctx.observer.position };
     return { run: r.run, outcome: r.outcome, deviceTime: r.deviceTime, posted, updated, stored, fetchStatuses, evidence: r.evidence };
@@ -508,6 +553,7 @@ export class DeviceHarness implements Harness {
       backupDir: `${this.ctx.backupDir}/forget-${randomUUID()}`,
     });
     this.note(`deleted ${result.deletedRows} row(s) from ${table}; ${result.remainingRows} remain; backup in ${result.backup.dir}`);
+    this.action('forget-rows', { detail: `deleted ${result.deletedRows} row(s) of ${table} (${keys.length} key(s)); ${result.remainingRows} remain` });
     this.record({ type: 'forgotten', t: await this.deviceNow(), items: keys });
     this.repro.push({
       kind: 'adb-shell',
@@ -523,6 +569,7 @@ export class DeviceHarness implements Harness {
     const out = await this.device.shellText(['pm', 'clear', this.pkg]);
     this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['pm', 'clear', this.pkg] });
     this.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
+    this.action('clear-app-data', { argv: ['pm', 'clear', this.pkg], detail: out.trim() });
     this.record({ type: 'forgotten', t: await this.deviceNow(), items: 'all' });
     this.storedKeys = new Set();
   }
@@ -532,12 +579,14 @@ export class DeviceHarness implements Harness {
     const component = activity.includes('/') ? activity : `${this.pkg}/${activity}`;
     await startActivity(this.device, component);
     this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['am', 'start', '-n', component] });
+    this.action('start-app', { argv: ['am', 'start', '-n', component] });
     await this.waitForJob();
   }
 
   async forceStop(): Promise<void> {
     await forceStop(this.device, this.pkg);
     this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['am', 'force-stop', this.pkg] });
+    this.action('force-stop', { argv: ['am', 'force-stop', this.pkg] });
   }
 
   async startProcessWithoutActivity(): Promise<void> {
@@ -554,6 +603,7 @@ export class DeviceHarness implements Harness {
       argv: ['am', 'broadcast', '-a', 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', '-p', this.pkg, '--include-stopped-packages'],
       note: 'start the process without an activity',
     });
+    this.action('start-process', { argv: ['am', 'broadcast', '-a', 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', '-p', this.pkg, '--include-stopped-packages'] });
     await this.waitForJob();
   }
 
@@ -562,7 +612,7 @@ export class DeviceHarness implements Harness {
     const deadline = performance.now() + this.config.timeouts.runMs;
     let delayMs = 25;
     for (;;) {
-      const work = await this.readWork().catch(() => undefined);
+      const work = await this.readWorkState().catch(() => undefined);
       const id = work?.primary?.systemId;
       if (id !== undefined && (await findJob(this.device, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE }))) return;
       if (performance.now() > deadline) {
@@ -576,8 +626,39 @@ export class DeviceHarness implements Harness {
     }
   }
 
-  readWork(): Promise<WorkSnapshot> {
+  /** WorkManager's state for the harness's own use (not recorded). */
+  private readWorkState(): Promise<WorkSnapshot> {
     return readWorkSnapshot(this.device, this.config);
+  }
+
+  async readWork(label?: string): Promise<WorkSnapshot> {
+    const t = await this.deviceNow();
+    const work = await this.readWorkState();
+    const byId = new Map<string, ScheduleSpec>();
+    const named = new Set(work.namedSpecs.map((s) => s.id));
+    for (const s of [...work.namedSpecs, ...work.workerSpecs]) {
+      byId.set(s.id, {
+        id: s.id,
+        named: named.has(s.id),
+        workerClass: s.workerClassName,
+        state: s.state,
+        intervalMs: s.intervalDuration,
+        flexMs: s.flexDuration,
+        lastEnqueueTime: s.lastEnqueueTime,
+        runAttemptCount: s.runAttemptCount,
+        systemId: s.systemId ?? null,
+      });
+    }
+    this.record({
+      type: 'schedule',
+      t,
+      ...(label !== undefined ? { label } : {}),
+      uniqueName: this.config.work.uniqueName,
+      ...(this.config.work.workerClass !== undefined ? { workerClass: this.config.work.workerClass } : {}),
+      specs: [...byId.values()],
+      primary: work.primary?.id ?? null,
+    });
+    return work;
   }
 
   async readDatabase(): Promise<DbSnapshot> {
@@ -588,7 +669,18 @@ export class DeviceHarness implements Harness {
         typeof r.k === 'string' ? r.k : null,
       ),
     );
+    this.record({ type: 'rows', t: this.deviceTimeEstimate(), table, keyColumn, keys: [...keys] });
     return { copyPath: pulled.dbPath, keys };
+  }
+
+  inspectSchema(db: DbSnapshot, sampleKey: string | undefined): void {
+    const { table, keyColumn } = this.config.database;
+    const schema = inspectDedupSchema(db.copyPath, table, keyColumn, sampleKey);
+    this.record({ type: 'schema', t: this.deviceTimeEstimate(), table, keyColumn, ...schema });
+    this.note(
+      `indexes on ${table}: ${schema.indexes.map((ix) => `${ix.name}${ix.unique ? ' (unique)' : ''}`).join(', ') || 'none'}; ` +
+        `${keyColumn} is ${schema.columns.find((c) => c.name === keyColumn)?.notnull === true ? 'NOT NULL' : 'nullable'}`,
+    );
   }
 
   get elapsedMs(): number {

@@ -11,10 +11,9 @@ import type { AndroidDevice } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
 import { DedupVerifyError, ErrorCode, describeError, isDedupVerifyError } from '../errors.js';
 import { startFixtureServer, type FixtureServer } from '../feed/fixture-server.js';
-import { checkHistory } from '../checker/check-history.js';
-import type { HistoryEvent } from '../history/events.js';
-import type { ReportAnomaly, ScenarioReport } from '../report/types.js';
-import { mergeVerdicts } from '../checker/verdict.js';
+import { checkSegment } from '../checker/compose.js';
+import type { ConfigEvent, HistoryEvent } from '../history/events.js';
+import type { ScenarioReport } from '../report/types.js';
 import { emptyCounts } from '../checker/types.js';
 import { assertRunAs } from '../android/app-data.js';
 import { isPackageInstalled } from '../android/packages.js';
@@ -46,9 +45,9 @@ export interface SessionOptions {
 
 export interface ScenarioOutcome {
   readonly report: ScenarioReport;
+  /** The segment's config line: the settings its checker ran with (history.jsonl writes it first). */
+  readonly segment: ConfigEvent;
   readonly events: readonly HistoryEvent[];
-  readonly allowedDuplicates: number;
-  readonly checkOrder: boolean;
   /** Set when the harness itself failed (device gone, adb hang, timeout): retryable, not a finding. */
   readonly infrastructureFailure?: string;
   /** What the harness did, for repro/<scenario>.sh. */
@@ -152,6 +151,7 @@ export class DeviceSession {
       await h.collectUnforced();
     } catch (e) {
       error = describeError(e);
+      h.recordAborted(error);
       if (!isDedupVerifyError(e) && e instanceof Error && e.stack) h.note(e.stack);
     } finally {
       this.server.clearFaults();
@@ -165,23 +165,42 @@ export class DeviceSession {
         h.note(`evidence could not be written: ${describeError(e)}`);
       }
     }
-    const checkOrder = scenario.checksOrder === true;
-    const check = checkHistory(h.events, { windowMs: this.config.windowMs, allowedDuplicates, checkOrder });
-    const findings: ReportAnomaly[] = h.findings.map(({ evidence, ...f }) => ({ ...f, ...(evidence ? { evidence: [...evidence] } : {}) }));
-    const verdict = error !== undefined ? 'unknown' : mergeVerdicts([check.verdict, findings.length > 0 ? 'fail' : 'pass']);
+    const segment = this.segmentFor(scenario, allowedDuplicates);
+    // The verdict is the history's: the same checker `dedup-verify check` runs on history.jsonl.
+    const check = checkSegment(h.events, {
+      windowMs: segment.windowMs,
+      allowedDuplicates,
+      ...(segment.checkOrder === false ? { checkOrder: false } : {}),
+      ...(segment.properties !== undefined ? { properties: segment.properties } : {}),
+      ...(segment.idempotencyHeader !== undefined ? { idempotencyHeader: segment.idempotencyHeader } : {}),
+    });
     const errorText = error ?? check.error;
     const report: ScenarioReport = {
       name: scenario.name,
       device: this.device.serial,
-      verdict: error !== undefined && check.verdict === 'fail' ? 'fail' : verdict,
+      verdict: check.verdict,
       durationMs: Math.round(performance.now() - started),
       counts: check.counts,
-      anomalies: [...check.anomalies, ...findings],
+      anomalies: check.anomalies,
       ...(trial !== undefined ? { repeat: trial } : {}),
       ...(errorText !== undefined ? { error: errorText } : {}),
       ...(h.notes.length > 0 ? { evidence: [...h.notes] } : {}),
     };
-    return { report, events: h.events, allowedDuplicates, checkOrder, repro: h.repro, ...(error !== undefined ? { infrastructureFailure: error } : {}) };
+    return { report, segment, events: h.events, repro: h.repro, ...(error !== undefined ? { infrastructureFailure: error } : {}) };
+  }
+
+  /** The config line of a scenario's history segment. */
+  private segmentFor(scenario: Scenario, allowedDuplicates: number): ConfigEvent {
+    return {
+      type: 'config',
+      windowMs: this.config.windowMs,
+      allowedDuplicates,
+      ...(scenario.checksOrder === true ? {} : { checkOrder: false }),
+      ...(scenario.properties !== undefined && scenario.properties.length > 0 ? { properties: [...scenario.properties] } : {}),
+      ...(scenario.properties?.includes('idempotency') === true ? { idempotencyHeader: this.config.backend.idempotencyHeader } : {}),
+      device: this.device.serial,
+      scenario: scenario.name,
+    };
   }
 
   private skipped(scenario: Scenario, why: string, started: number): ScenarioOutcome {
@@ -195,9 +214,8 @@ export class DeviceSession {
         anomalies: [],
         error: why,
       },
+      segment: { type: 'config', windowMs: this.config.windowMs, allowedDuplicates: 0, device: this.device.serial, scenario: scenario.name },
       events: [],
-      allowedDuplicates: 0,
-      checkOrder: false,
       repro: [],
     };
   }

@@ -2,6 +2,10 @@
  * The harness API scenarios use. It is implemented over adb (DeviceHarness) and, in unit
  * specs, by a recording fake. Every method that changes device state is undone by the runner
  * (DESIGN.md §8); scenarios never restore anything themselves.
+ *
+ * Scenarios act and observe; they never judge. Everything a read returns is also recorded in
+ * the history (a `schedule`, `rows` or `schema` event; requests and backend effects as they
+ * arrive), and the property checks of src/checker/properties decide from the history alone.
  */
 import type { Config } from '../config/types.js';
 import type { WorkSpecRow } from '../android/work-spec.js';
@@ -105,14 +109,6 @@ export interface ServerEffect {
   readonly link: string;
 }
 
-export interface Finding {
-  readonly kind: string;
-  readonly item: string;
-  readonly run?: number;
-  readonly detail: string;
-  readonly evidence?: readonly string[];
-}
-
 export type FaultPlan =
   | { readonly statuses: readonly number[]; readonly retryAfterSec?: number }
   | { readonly status: number; readonly retryAfterSec?: number }
@@ -127,8 +123,6 @@ export interface Harness {
   step(text: string): void;
   /** A line of evidence kept with the scenario's result. */
   note(text: string): void;
-  /** A property violation found by the scenario itself (beyond the history checker). */
-  finding(f: Finding): void;
 
   /** Serves these items (replacing the feed) and records them as published. */
   serveFeed(items: readonly ItemSpec[]): Promise<readonly ServedItem[]>;
@@ -160,6 +154,13 @@ export interface Harness {
   /** Starts the app process without an activity, as the platform does for a broadcast. */
   startProcessWithoutActivity(): Promise<void>;
 
-  readWork(): Promise<WorkSnapshot>;
+  /** Reads WorkManager's database and records what it read as a `schedule` event labelled `label`. */
+  readWork(label?: string): Promise<WorkSnapshot>;
+  /** Pulls the app's database and records the dedup table's keys as a `rows` event. */
   readDatabase(): Promise<DbSnapshot>;
+  /**
+   * Inspects the dedup table's schema on the pulled copy and probes it with inserts made in a
+   * rolled-back transaction (two NULL keys; `sampleKey` again); records a `schema` event.
+   */
+  inspectSchema(db: DbSnapshot, sampleKey: string | undefined): void;
 }

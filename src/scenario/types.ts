@@ -1,8 +1,9 @@
 /**
  * The scenario contract. A scenario is a module in src/scenarios/ (DESIGN.md §6) that drives a
  * device only through the Harness (which speaks adb and the fixture server) and leaves its
- * observations in the history. The verdict comes from the pure checker over that history plus
- * the scenario's own property checks (findings are data, never exceptions).
+ * observations in the history. It names the property checks it exercises; the verdict comes
+ * from the checker over that history alone (src/checker/compose.ts), the same one
+ * `dedup-verify check` runs.
  */
 import type { Harness } from './harness.js';
 
@@ -32,5 +33,10 @@ export interface Scenario {
    * order; elsewhere out-of-order posts are reported as informational.
    */
   readonly checksOrder?: boolean;
+  /**
+   * Property checks (src/checker/properties) this scenario exercises besides the notification
+   * checks; written into the segment's config line.
+   */
+  readonly properties?: readonly string[];
   run(h: Harness): Promise<void>;
 }

@@ -31,7 +31,7 @@ export const killMidRun: Scenario = {
     quote:
       'Notify-then-record leaves a narrow duplicate window. The record is written immediately after the notification is posted; a kill between the two re-notifies that one item next run. Recording first trades that for silently losing an item instead.',
   },
-  catches: ['record-before-notify'],
+  catches: ['record-before-notify', 'record-after-loop'],
   needs: {},
   allowedDuplicates: 1,
   async run(h) {

@@ -11,6 +11,7 @@ export const missedRun: Scenario = {
   },
   catches: ['window-equals-interval'],
   needs: {},
+  properties: ['schedule'],
   async run(h) {
     const spec = await readSchedule(h);
     if (!spec) return;

@@ -11,8 +11,9 @@ export const processDeathReplay: Scenario = {
   },
   catches: ['memory-only-dedup'],
   needs: {},
+  properties: ['rows'],
   async run(h) {
-    const served = await h.serveFeed([1, 2, 3, 4].map((n) => ({ label: `item-${n}`, title: `Survives death ${n}`, ageMs: n * HOUR })));
+    await h.serveFeed([1, 2, 3, 4].map((n) => ({ label: `item-${n}`, title: `Survives death ${n}`, ageMs: n * HOUR })));
     h.step('first forced run');
     await h.forceRun();
     h.step('process death: force-stop (memory gone, notifications cleared), then relaunch');
@@ -20,12 +21,7 @@ export const processDeathReplay: Scenario = {
     await h.startApp();
     h.step('forced run in the new process');
     await h.forceRun();
-    const db = await h.readDatabase();
-    for (const s of served) {
-      const rows = db.keys.filter((k) => k === s.item).length;
-      if (rows > 1) {
-        h.finding({ kind: 'duplicate-row', item: s.item, detail: `${rows} rows in ${h.config.database.table} carry this key after the replay` });
-      }
-    }
+    h.step('read the dedup table');
+    await h.readDatabase();
   },
 };

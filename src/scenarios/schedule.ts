@@ -1,13 +1,12 @@
 import type { Harness, ScheduledSpec } from '../scenario/harness.js';
 
 /**
- * The periodic work the app scheduled, read from its WorkManager database; when there is none,
- * a `no-schedule` finding and undefined (the scenario has nothing to measure against).
+ * The periodic work the app scheduled, read from its WorkManager database (and recorded as a
+ * `schedule` event: the `schedule` property check reports `no-schedule` when there is none);
+ * undefined when there is none (the scenario has nothing to measure against).
  */
 export async function readSchedule(h: Harness): Promise<ScheduledSpec | undefined> {
-  const spec = (await h.readWork()).primary;
-  if (!spec) {
-    h.finding({ kind: 'no-schedule', item: '', detail: `no unfinished periodic work named "${h.config.work.uniqueName}" in the WorkManager database` });
-  }
+  const spec = (await h.readWork('schedule')).primary;
+  if (!spec) h.note(`no unfinished periodic work named "${h.config.work.uniqueName}" in the WorkManager database`);
   return spec;
 }

@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { formatLogcatSince, parseLogLine } from '../../../src/android/parsers/logcat.js';
-import { notificationKey, parseNotificationCanceled, parseNotificationEnqueue } from '../../../src/android/parsers/notification-events.js';
+import {
+  hasOnlyAlertOnce,
+  notificationKey,
+  parseNotificationCanceled,
+  parseNotificationEnqueue,
+  topLevelNotificationFlags,
+} from '../../../src/android/parsers/notification-events.js';
 import { loadFixture } from './fixtures.js';
 
 const A14_NOTIFICATION =
@@ -57,24 +63,24 @@ describe('notification_enqueue', () => {
     expect(events).to.deep.equal([
       {
         uid: 10190, pid: 4321, pkg: 'com.example.feednotifier', id: 1799160335, tag: null, userId: 0, status: 'post',
-        channel: 'feed_items', appProvided: null, notification: A14_NOTIFICATION,
+        channel: 'feed_items', appProvided: null, alertOnce: false, notification: A14_NOTIFICATION,
       },
       {
         uid: 10190, pid: 4321, pkg: 'com.example.feednotifier', id: 1799160336, tag: null, userId: 0, status: 'post',
-        channel: 'feed_items', appProvided: null,
+        channel: 'feed_items', appProvided: null, alertOnce: false,
         notification: 'Notification(channel=feed_items shortcut=null contentView=null vibrate=[0,250,250] sound=null defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE)',
       },
       {
-        uid: 10050, pid: 2001, pkg: 'com.android.systemui', id: 7, tag: null, userId: 0, status: 'post', channel: 'ALR', appProvided: null,
+        uid: 10050, pid: 2001, pkg: 'com.android.systemui', id: 7, tag: null, userId: 0, status: 'post', channel: 'ALR', appProvided: null, alertOnce: false,
         notification: 'Notification(channel=ALR shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x2 color=0x00000000 vis=PRIVATE)',
       },
       {
         uid: 10190, pid: 4388, pkg: 'com.example.feednotifier', id: 1799160335, tag: null, userId: 0, status: 'update',
-        channel: 'feed_items', appProvided: null, notification: A14_NOTIFICATION,
+        channel: 'feed_items', appProvided: null, alertOnce: false, notification: A14_NOTIFICATION,
       },
       {
         uid: 10190, pid: 4388, pkg: 'com.example.feednotifier', id: 12, tag: 'https://feed.example.com/a,b?x=1,2', userId: 0, status: 'post',
-        channel: 'feed_items', appProvided: null,
+        channel: 'feed_items', appProvided: null, alertOnce: false,
         notification:
           'Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x10 color=0x00000000 groupKey=g1 vis=PRIVATE publicVersion=Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x0 color=0x00000000 vis=PRIVATE))',
       },
@@ -90,7 +96,7 @@ describe('notification_enqueue', () => {
   it('reads captured lines from two devices', () => {
     const [, datalogic] = lines('unknown/logcat-events-datalogic.txt');
     expect(parseNotificationEnqueue(parseLogLine(datalogic ?? '')?.message ?? '')).to.deep.equal({
-      uid: 1000, pid: 7214, pkg: 'com.datalogic.systemupdate', id: 1337, tag: null, userId: 0, status: 'post', channel: 'myChannel', appProvided: null,
+      uid: 1000, pid: 7214, pkg: 'com.datalogic.systemupdate', id: 1337, tag: null, userId: 0, status: 'post', channel: 'myChannel', appProvided: null, alertOnce: true,
       notification: 'Notification(channel=myChannel shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x18 color=0x00000000 vis=PRIVATE)',
     });
     const [mms] = lines('unknown/logcat-events-mms.txt');
@@ -106,6 +112,72 @@ describe('notification_enqueue', () => {
   it('builds the StatusBarNotification key', () => {
     expect(notificationKey({ userId: 0, pkg: 'com.example.feednotifier', id: -5, tag: null, uid: 10190 })).to.equal('0|com.example.feednotifier|-5|null|10190');
     expect(notificationKey({ userId: 0, pkg: 'p', id: 1, tag: 'a|b', uid: 10190 })).to.equal('0|p|1|a|b|10190');
+  });
+});
+
+describe('notification_enqueue: alertOnce (FLAG_ONLY_ALERT_ONCE in the top-level flags)', () => {
+  const enqueue = (notification: string, trailing = '0', tag = 'NULL'): ReturnType<typeof parseNotificationEnqueue> =>
+    parseNotificationEnqueue(`[10190,4321,com.example.feednotifier,1799160335,${tag},0,${notification},${trailing}]`);
+  const hex = (flags: string, extra = ''): string =>
+    `Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=${flags} color=0x00000000${extra} vis=PRIVATE)`;
+
+  it('reads the hex form (API 30 to 34): 0x18 = ONLY_ALERT_ONCE|AUTO_CANCEL, 0x10 = AUTO_CANCEL', () => {
+    expect(enqueue(hex('0x18'), '1')).to.include({ status: 'update', alertOnce: true });
+    expect(enqueue(hex('0x10'), '1')).to.include({ status: 'update', alertOnce: false });
+    expect(enqueue(hex('0x8'))).to.include({ alertOnce: true });
+    expect(enqueue(hex('0x0'))).to.include({ alertOnce: false });
+    // A foreground-service notification: FOREGROUND_SERVICE|NO_CLEAR|ONGOING_EVENT (0x62), then with ONLY_ALERT_ONCE.
+    expect(enqueue(hex('0x62'))).to.include({ alertOnce: false });
+    expect(enqueue(hex('0x6a'))).to.include({ alertOnce: true });
+  });
+
+  it('reads the captured Datalogic line (flags=0x18)', () => {
+    const [, datalogic] = lines('unknown/logcat-events-datalogic.txt');
+    expect(parseNotificationEnqueue(parseLogLine(datalogic ?? '')?.message ?? '')).to.include({ alertOnce: true });
+  });
+
+  it('takes the outer flags only, not those of a nested publicVersion', () => {
+    const pub = (flags: string): string =>
+      ` groupKey=g1 vis=PRIVATE publicVersion=Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=${flags} color=0x00000000 vis=PUBLIC)`;
+    const outer = (flags: string, inner: string): string =>
+      `Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=${flags} color=0x00000000${pub(inner)})`;
+    expect(enqueue(outer('0x10', '0x8'))).to.include({ alertOnce: false });
+    expect(enqueue(outer('0x18', '0x0'))).to.include({ alertOnce: true });
+    expect(enqueue(outer('AUTO_CANCEL', 'ONLY_ALERT_ONCE'), '0,1')).to.include({ alertOnce: false, appProvided: true });
+  });
+
+  it('ignores AudioAttributes flags outside the notification text (an app tag holding AudioAttributes.toString())', () => {
+    const attributes = 'AudioAttributes: usage=USAGE_NOTIFICATION content=CONTENT_TYPE_SONIFICATION flags=0x8 tags= bundle=null';
+    expect(enqueue(hex('0x10'), '0', attributes)).to.include({ tag: attributes, alertOnce: false });
+    const spatial = 'AudioAttributes: usage=USAGE_NOTIFICATION content=CONTENT_TYPE_SONIFICATION flags=0x800 tags= bundle=null';
+    expect(enqueue(hex('0x18'), '0', spatial)).to.include({ tag: spatial, alertOnce: true });
+  });
+
+  it('takes the flags that follow defaults=, not an earlier flags= in a sound URI', () => {
+    const n =
+      'Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=content://media/external/audio/media/7?flags=0x8 defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE)';
+    expect(topLevelNotificationFlags(n)).to.equal('0x10');
+    expect(enqueue(n)).to.include({ alertOnce: false });
+  });
+
+  it('reads the symbolic form of later releases (flagsToString: names in bit order joined by |, "0" for none)', () => {
+    const symbolic = (flags: string, defaults = '0', sound = 'null', vibrate = 'null'): string =>
+      `Notification(channel=feed_items shortcut=null contentView=null vibrate=${vibrate} sound=${sound} defaults=${defaults} flags=${flags} color=0x00000000 vis=PRIVATE)`;
+    expect(enqueue(symbolic('ONLY_ALERT_ONCE|AUTO_CANCEL'), '1,1')).to.include({ status: 'update', appProvided: true, alertOnce: true });
+    expect(enqueue(symbolic('AUTO_CANCEL'), '1,1')).to.include({ alertOnce: false });
+    expect(enqueue(symbolic('0'), '0,1')).to.include({ alertOnce: false });
+    expect(enqueue(symbolic('ONGOING_EVENT|ONLY_ALERT_ONCE|NO_CLEAR|FOREGROUND_SERVICE', 'SOUND|VIBRATE', 'default', 'default'), '0,1')).to.include({
+      alertOnce: true,
+    });
+    expect(enqueue(symbolic('AUTO_CANCEL|UNKNOWN(0x00100000)'), '0,1')).to.include({ alertOnce: false });
+    expect(topLevelNotificationFlags(symbolic('ONLY_ALERT_ONCE|UNKNOWN(0x00100000)'))).to.equal('ONLY_ALERT_ONCE|UNKNOWN');
+    expect(hasOnlyAlertOnce(symbolic('ONLY_ALERT_ONCE|UNKNOWN(0x00100000)'))).to.equal(true);
+  });
+
+  it('is false when the text has no top-level flags', () => {
+    expect(hasOnlyAlertOnce('Notification(channel=x)')).to.equal(false);
+    expect(hasOnlyAlertOnce('not a notification flags=0x8')).to.equal(false);
+    expect(topLevelNotificationFlags('Notification(channel=x publicVersion=Notification(defaults=0x0 flags=0x8))')).to.equal(null);
   });
 });
 

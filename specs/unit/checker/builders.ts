@@ -26,6 +26,8 @@ export const runStarted = (t: number, run: number, deviceTime = t): RunStartedEv
 export const fetched = (t: number, run: number, items: string[], status = 200): FetchedEvent => ({ type: 'fetched', t, run, items, status });
 export const notified = (t: number, run: number, item: string): NotifiedEvent => ({ type: 'notified', t, run, item, status: 'post' });
 export const updated = (t: number, run: number, item: string): NotifiedEvent => ({ type: 'notified', t, run, item, status: 'update' });
+/** An update whose notification carries FLAG_ONLY_ALERT_ONCE: silent. */
+export const silentUpdate = (t: number, run: number, item: string): NotifiedEvent => ({ type: 'notified', t, run, item, status: 'update', alertOnce: true });
 export const stored = (t: number, run: number, item: string): StoredEvent => ({ type: 'stored', t, run, item });
 export const runFinished = (t: number, run: number, outcome: RunOutcome = 'success'): RunFinishedEvent => ({ type: 'run-finished', t, run, outcome });
 export const forgotten = (t: number, items: 'all' | string[] = 'all'): ForgottenEvent => ({ type: 'forgotten', t, items });

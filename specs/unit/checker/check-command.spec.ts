@@ -66,7 +66,7 @@ describe('dedup-verify check', () => {
     expect(lines[0]).to.equal(`${FIXTURES}/failing-duplicated.jsonl: FAIL`);
     expect(lines[2]).to.equal('  eligible 3, notified 6, lost 0, duplicated 3, unexpected 0, out-of-order 0, recovered 0, os-shed 0');
     expect(lines[3]).to.equal('anomalies (3):');
-    expect(lines[4]).to.equal(`  duplicated  ${A}  runs 1,2: notified 2 times in epoch 0: runs 1 and 2`);
+    expect(lines[4]).to.equal(`  duplicated  ${A}  runs 1,2: notified 2 times in epoch 0: runs 1 and 2; run 1, which notified it before, ended success, not killed: the app should have found its row in run 2`);
     expect(lines[5]).to.match(/^ {6}evidence: \d+\.\d{3} +1511 +1511 I notification_enqueue: \[10190,/);
   });
 
@@ -79,9 +79,9 @@ describe('dedup-verify check', () => {
     expect(Object.keys(json.counts)).to.have.members(COUNTS_KEYS);
     expect(json.counts['duplicatedCount']).to.equal(3);
     expect(json.anomalies.map((a) => [a.kind, a.item, a.runs, a.detail])).to.deep.equal([
-      ['duplicated', A, [1, 2], 'notified 2 times in epoch 0: runs 1 and 2'],
-      ['duplicated', B, [1, 2], 'notified 2 times in epoch 0: runs 1 and 2'],
-      ['duplicated', C, [1, 2], 'notified 2 times in epoch 0: runs 1 and 2'],
+      ['duplicated', A, [1, 2], 'notified 2 times in epoch 0: runs 1 and 2; run 1, which notified it before, ended success, not killed: the app should have found its row in run 2'],
+      ['duplicated', B, [1, 2], 'notified 2 times in epoch 0: runs 1 and 2; run 1, which notified it before, ended success, not killed: the app should have found its row in run 2'],
+      ['duplicated', C, [1, 2], 'notified 2 times in epoch 0: runs 1 and 2; run 1, which notified it before, ended success, not killed: the app should have found its row in run 2'],
     ]);
   });
 
@@ -97,12 +97,33 @@ describe('dedup-verify check', () => {
     }]);
   });
 
-  it('lets --allowed-duplicates override the config line (1 tolerates the repeats: exit 0)', async () => {
+  it('lets --allowed-duplicates override the config line, which never excuses repeats no kill explains', async () => {
+    // failing-duplicated: run 2 repeats A, B and C after a run that finished normally.
     const out = await cli('check', `${FIXTURES}/failing-duplicated.jsonl`, '--allowed-duplicates', '1', '--json');
-    expect(out.code).to.equal(0);
+    expect(out.code).to.equal(1);
     const json = JSON.parse(out.stdout) as { verdict: string; anomalies: { tolerated?: boolean }[] };
-    expect(json.verdict).to.equal('pass');
-    expect(json.anomalies.map((a) => a.tolerated)).to.deep.equal([true, true, true]);
+    expect(json.verdict).to.equal('fail');
+    expect(json.anomalies.map((a) => a.tolerated)).to.deep.equal([undefined, undefined, undefined]);
+    // A repeat after a kill that came before the row: the config line's 0 fails it, --allowed-duplicates 1 tolerates it.
+    const killed = join(dir, 'killed-repeat.jsonl');
+    await writeFile(killed, [
+      { type: 'config', windowMs: 172800000, allowedDuplicates: 0 },
+      { type: 'published', t: 1000, item: A, publishedAt: 900, title: 'A' },
+      { type: 'run-started', t: 1000, run: 1, deviceTime: 1000 },
+      { type: 'fetched', t: 1001, run: 1, items: [A], status: 200 },
+      { type: 'notified', t: 1002, run: 1, item: A, status: 'post' },
+      { type: 'run-finished', t: 1003, run: 1, outcome: 'killed' },
+      { type: 'run-started', t: 2000, run: 2, deviceTime: 2000 },
+      { type: 'fetched', t: 2001, run: 2, items: [A], status: 200 },
+      { type: 'notified', t: 2002, run: 2, item: A, status: 'update' },
+      { type: 'stored', t: 2003, run: 2, item: A },
+      { type: 'run-finished', t: 2004, run: 2, outcome: 'success' },
+    ].map((e) => JSON.stringify(e)).join('\n') + '\n');
+    expect((await cli('check', killed)).code).to.equal(1);
+    const tolerant = await cli('check', killed, '--allowed-duplicates', '1', '--json');
+    expect(tolerant.code).to.equal(0);
+    const parsed = JSON.parse(tolerant.stdout) as { anomalies: { kind: string; tolerated?: boolean; excusedBy?: number }[] };
+    expect(parsed.anomalies.map((a) => [a.kind, a.tolerated, a.excusedBy])).to.deep.equal([['duplicated', true, 1]]);
   });
 
   it('lets --window override the config line (a 1 h window makes every post unexpected)', async () => {
@@ -164,6 +185,7 @@ describe('dedup-verify check', () => {
 
   it('checks each config segment with its own settings and merges the verdicts', async () => {
     // Segment 1 tolerates one duplicate (kill-mid-run); segment 2 tolerates none.
+    // Each segment: a run notifies the item and is killed before its row, the next run repeats it.
     const seg = (scenario: string, allowed: number, item: string, run: number): string[] =>
       [
         { type: 'config', windowMs: 172800000, allowedDuplicates: allowed, scenario },
@@ -171,7 +193,7 @@ describe('dedup-verify check', () => {
         { type: 'run-started', t: 1000, run, deviceTime: 1000 },
         { type: 'fetched', t: 1001, run, items: [item], status: 200 },
         { type: 'notified', t: 1002, run, item, status: 'post' },
-        { type: 'run-finished', t: 1003, run, outcome: 'success' },
+        { type: 'run-finished', t: 1003, run, outcome: 'killed' },
         { type: 'run-started', t: 2000, run: run + 1, deviceTime: 2000 },
         { type: 'fetched', t: 2001, run: run + 1, items: [item], status: 200 },
         { type: 'notified', t: 2002, run: run + 1, item, status: 'post' },

@@ -8,7 +8,7 @@ import type { CheckOptions, CheckResult } from '../../../src/checker/index.js';
 import type { HistoryEvent } from '../../../src/history/events.js';
 import {
   A, B, C, D, H, T, WINDOW, ZERO, counts, fetched, forgotten, notified, published, run, runFinished,
-  runStarted, shed, stored, updated,
+  runStarted, shed, silentUpdate, stored, updated,
 } from './builders.js';
 
 const opts = (allowedDuplicates = 0): CheckOptions => ({ windowMs: WINDOW, allowedDuplicates });
@@ -85,38 +85,117 @@ describe('checker: checkHistory', () => {
     });
   });
 
-  describe('duplicated and allowedDuplicates', () => {
+  describe('duplicated and tolerated', () => {
     const twice = (): HistoryEvent[] => [...feedAB(), ...run(1, T, [A, B], [A, B]), ...run(2, T + 24 * H, [A, B], [A, B])];
+    const acrossRuns = 'run 1, which notified it before, ended success, not killed: the app should have found its row in run 2';
+    /** Run 1 notifies A, B and C, is killed before storing any of them (rows written after the loop); run 2 repeats all three. */
+    const killedBeforeAnyRow = (): HistoryEvent[] => [
+      ...feedABC(),
+      runStarted(T, 1), fetched(T + 1, 1, [A, B, C]), notified(T + 2, 1, A), notified(T + 3, 1, B), notified(T + 4, 1, C), runFinished(T + 5, 1, 'killed'),
+      ...run(2, T + H, [A, B, C], [A, B, C]),
+    ];
 
-    it('fails items posted in two runs of one epoch (allowedDuplicates 0), naming the runs', () => {
+    it('fails items repeated across two runs none of which was killed, naming the runs and why', () => {
       expect(check(twice())).to.deep.equal({
         verdict: 'fail',
         counts: counts({ duplicatedCount: 2, notifiedCount: 4, eligibleCount: 2 }),
         anomalies: [
-          { kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], detail: 'notified 2 times in epoch 0: runs 1 and 2' },
-          { kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], detail: 'notified 2 times in epoch 0: runs 1 and 2' },
+          { kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], detail: `notified 2 times in epoch 0: runs 1 and 2; ${acrossRuns}` },
+          { kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], detail: `notified 2 times in epoch 0: runs 1 and 2; ${acrossRuns}` },
         ],
       });
     });
 
-    it('tolerates one extra post per item with allowedDuplicates 1, and reports it', () => {
-      expect(check(twice(), 1)).to.deep.equal({
-        verdict: 'pass',
-        counts: counts({ duplicatedCount: 2, notifiedCount: 4, eligibleCount: 2 }),
-        anomalies: [
-          { kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], tolerated: true, detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: allowedDuplicates is 1' },
-          { kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], tolerated: true, detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: allowedDuplicates is 1' },
-        ],
-      });
+    it('fails a repeat across two successful runs even with allowedDuplicates 1 (it is per killed run, not per item)', () => {
+      const result = check(twice(), 1);
+      expect(result.verdict).to.equal('fail');
+      expect(result.anomalies.map((a) => [a.kind, a.item, a.tolerated])).to.deep.equal([['duplicated', A, undefined], ['duplicated', B, undefined]]);
     });
 
-    it('fails a third post even with allowedDuplicates 1', () => {
-      const events = [published(T, A, T - 3 * H), ...run(1, T, [A], [A]), ...run(2, T + H, [A], [A]), ...run(3, T + 2 * H, [A], [A])];
+    it('fails a repeat inside one uninterrupted run', () => {
+      const events = [published(T, A, T - 3 * H), runStarted(T, 1), fetched(T + 1, 1, [A]), notified(T + 2, 1, A), notified(T + 3, 1, A), stored(T + 4, 1, A), runFinished(T + 5, 1)];
       expect(check(events, 1)).to.deep.equal({
         verdict: 'fail',
-        counts: counts({ duplicatedCount: 1, notifiedCount: 3, eligibleCount: 1 }),
-        anomalies: [{ kind: 'duplicated', item: A, epoch: 0, runs: [1, 2, 3], detail: 'notified 3 times in epoch 0: runs 1, 2 and 3; 2 extra posts, allowedDuplicates is 1' }],
+        counts: counts({ duplicatedCount: 1, notifiedCount: 2, eligibleCount: 1 }),
+        anomalies: [{ kind: 'duplicated', item: A, epoch: 0, runs: [1], detail: 'notified 2 times in epoch 0: run 1 (2 times); run 1 notified it twice: a run must notify an item once' }],
       });
+    });
+
+    it('tolerates one item repeated after a kill that came before its row (allowedDuplicates 1), naming the kill', () => {
+      const events = [
+        ...feedAB(),
+        runStarted(T, 1), fetched(T + 1, 1, [A, B]), notified(T + 2, 1, A), runFinished(T + 3, 1, 'killed'),
+        ...run(2, T + H, [A, B], [A, B]),
+      ];
+      expect(check(events, 1)).to.deep.equal({
+        verdict: 'pass',
+        counts: counts({ duplicatedCount: 1, notifiedCount: 3, eligibleCount: 2 }),
+        anomalies: [{
+          kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], tolerated: true, excusedBy: 1,
+          detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: run 1 ended killed after notifying it and before storing its row (the notify-then-record window)',
+        }],
+      });
+    });
+
+    it('fails two items repeated after one kill: the first takes the excuse, the second says why not', () => {
+      const result = check(killedBeforeAnyRow(), 1);
+      const secondWhy = 'run 1 was killed before storing it, but that kill already excuses https://feed.example/a (allowedDuplicates 1 per killed run): more items repeated after one kill means the rows are written late, not right after each notification';
+      expect(result).to.deep.equal({
+        verdict: 'fail',
+        counts: counts({ duplicatedCount: 3, notifiedCount: 6, eligibleCount: 3 }),
+        anomalies: [
+          {
+            kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], tolerated: true, excusedBy: 1,
+            detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: run 1 ended killed after notifying it and before storing its row (the notify-then-record window)',
+          },
+          { kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], detail: `notified 2 times in epoch 0: runs 1 and 2; ${secondWhy}` },
+          { kind: 'duplicated', item: C, epoch: 0, runs: [1, 2], detail: `notified 2 times in epoch 0: runs 1 and 2; ${secondWhy.replace('excuses https://feed.example/a', 'excuses https://feed.example/a')}` },
+        ],
+      });
+    });
+
+    it('tolerates as many items per kill as allowedDuplicates says', () => {
+      expect(check(killedBeforeAnyRow(), 3).verdict).to.equal('pass');
+      expect(check(killedBeforeAnyRow(), 2).anomalies.filter((a) => a.tolerated !== true).map((a) => a.item)).to.deep.equal([C]);
+    });
+
+    it('fails a repeat after a kill that came after the row was stored', () => {
+      const events = [
+        published(T, A, T - 3 * H),
+        runStarted(T, 1), fetched(T + 1, 1, [A]), notified(T + 2, 1, A), stored(T + 3, 1, A), runFinished(T + 4, 1, 'killed'),
+        ...run(2, T + H, [A], [A]),
+      ];
+      expect(check(events, 1).anomalies).to.deep.equal([{
+        kind: 'duplicated', item: A, epoch: 0, runs: [1, 2],
+        detail: 'notified 2 times in epoch 0: runs 1 and 2; run 1 was killed only after it stored the item\'s row, so run 2 should have found the row',
+      }]);
+    });
+
+    it('fails a repeat after a kill with allowedDuplicates 0, and says so', () => {
+      const events = [published(T, A, T - 3 * H), runStarted(T, 1), fetched(T + 1, 1, [A]), notified(T + 2, 1, A), runFinished(T + 3, 1, 'killed'), ...run(2, T + H, [A], [A])];
+      expect(check(events, 0).anomalies.map((a) => a.detail)).to.deep.equal([
+        'notified 2 times in epoch 0: runs 1 and 2; run 1 was killed before storing it, but allowedDuplicates is 0: no repeat is tolerated',
+      ]);
+    });
+
+    it('tolerates a chain of kills, each excusing the repeat that follows it', () => {
+      const killedAfterNotify = (n: number, t: number): HistoryEvent[] => [runStarted(t, n), fetched(t + 1, n, [A]), notified(t + 2, n, A), runFinished(t + 3, n, 'killed')];
+      const events = [published(T, A, T - 3 * H), ...killedAfterNotify(1, T), ...killedAfterNotify(2, T + H), ...run(3, T + 2 * H, [A], [A])];
+      const result = check(events, 1);
+      expect(result.verdict).to.equal('pass');
+      expect(result.anomalies).to.deep.equal([{
+        kind: 'duplicated', item: A, epoch: 0, runs: [1, 2, 3], tolerated: true, excusedBy: 2,
+        detail: 'notified 3 times in epoch 0: runs 1, 2 and 3; tolerated: run 1 ended killed after notifying it and before storing its row (the notify-then-record window); run 2 ended killed after notifying it and before storing its row (the notify-then-record window)',
+      }]);
+    });
+
+    it('passes a kill with no repeat: the next run finds the row', () => {
+      const events = [
+        ...feedAB(),
+        runStarted(T, 1), fetched(T + 1, 1, [A, B]), notified(T + 2, 1, A), stored(T + 3, 1, A), runFinished(T + 4, 1, 'killed'),
+        ...run(2, T + H, [A, B], [B]),
+      ];
+      expect(check(events, 1)).to.deep.equal({ verdict: 'pass', counts: counts({ notifiedCount: 2, eligibleCount: 2 }), anomalies: [] });
     });
 
     it('fails a re-post after the item left the window (same epoch: duplicated, not unexpected)', () => {
@@ -124,13 +203,45 @@ describe('checker: checkHistory', () => {
       expect(check(events)).to.deep.equal({
         verdict: 'fail',
         counts: counts({ duplicatedCount: 1, notifiedCount: 2, eligibleCount: 1 }),
-        anomalies: [{ kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], detail: 'notified 2 times in epoch 0: runs 1 and 2' }],
+        anomalies: [{ kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], detail: `notified 2 times in epoch 0: runs 1 and 2; ${acrossRuns}` }],
       });
     });
 
-    it('never counts updates as duplicates', () => {
+    it('counts an update that alerts (no FLAG_ONLY_ALERT_ONCE) as a repeat', () => {
       const events = [published(T, A, T - 3 * H), ...run(1, T, [A], [A]), runStarted(T + H, 2), fetched(T + H + 1, 2, [A]), updated(T + H + 2, 2, A), runFinished(T + H + 3, 2)];
-      expect(check(events)).to.deep.equal({ verdict: 'pass', counts: counts({ notifiedCount: 2, eligibleCount: 1 }), anomalies: [] });
+      expect(check(events, 1)).to.deep.equal({
+        verdict: 'fail',
+        counts: counts({ duplicatedCount: 1, notifiedCount: 2, eligibleCount: 1 }),
+        anomalies: [{ kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], detail: `notified 2 times in epoch 0: runs 1 and 2; ${acrossRuns}` }],
+      });
+    });
+
+    it('reports a silent update (FLAG_ONLY_ALERT_ONCE) as the informational silent-repost, not a repeat', () => {
+      const events = [published(T, A, T - 3 * H), ...run(1, T, [A], [A]), runStarted(T + H, 2), fetched(T + H + 1, 2, [A]), silentUpdate(T + H + 2, 2, A), runFinished(T + H + 3, 2)];
+      expect(check(events)).to.deep.equal({
+        verdict: 'pass',
+        counts: counts({ notifiedCount: 2, eligibleCount: 1 }),
+        anomalies: [{
+          kind: 'silent-repost', item: A, epoch: 0, runs: [1, 2],
+          detail: 'updated 1 time in epoch 0 after its first notification (run 2) with FLAG_ONLY_ALERT_ONCE: the user is not alerted again',
+        }],
+      });
+    });
+
+    it('judges a post after a silent update against the silent update\'s run', () => {
+      const events = [
+        published(T, A, T - 3 * H), ...run(1, T, [A], [A]),
+        runStarted(T + H, 2), fetched(T + H + 1, 2, [A]), silentUpdate(T + H + 2, 2, A), runFinished(T + H + 3, 2, 'killed'),
+        ...run(3, T + 2 * H, [A], [A]),
+      ];
+      const result = check(events, 1);
+      expect(result.verdict).to.equal('pass');
+      expect(result.anomalies.map((a) => [a.kind, a.tolerated, a.excusedBy])).to.deep.equal([['duplicated', true, 2], ['silent-repost', undefined, undefined]]);
+    });
+
+    it('does not count a repeat after forgotten (a new epoch)', () => {
+      const events = [published(T, A, T - 3 * H), ...run(1, T, [A], [A]), forgotten(T + H, [A]), ...run(2, T + 2 * H, [A], [A])];
+      expect(check(events)).to.deep.equal({ verdict: 'pass', counts: counts({ notifiedCount: 2, eligibleCount: 2 }), anomalies: [] });
     });
   });
 
@@ -145,7 +256,7 @@ describe('checker: checkHistory', () => {
       expect(check(events)).to.deep.equal({
         verdict: 'fail',
         counts: counts({ duplicatedCount: 1, notifiedCount: 4, eligibleCount: 3 }),
-        anomalies: [{ kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], detail: 'notified 2 times in epoch 0: runs 1 and 2' }],
+        anomalies: [{ kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], detail: 'notified 2 times in epoch 0: runs 1 and 2; run 1, which notified it before, ended success, not killed: the app should have found its row in run 2' }],
       });
     });
 
@@ -190,14 +301,20 @@ describe('checker: checkHistory', () => {
       expect(check(killedBetweenNotifyAndRecord(), 1)).to.deep.equal({
         verdict: 'pass',
         counts: counts({ duplicatedCount: 1, notifiedCount: 4, eligibleCount: 3 }),
-        anomalies: [{ kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], tolerated: true, detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: allowedDuplicates is 1' }],
+        anomalies: [{
+          kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], tolerated: true, excusedBy: 1,
+          detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: run 1 ended killed after notifying it and before storing its row (the notify-then-record window)',
+        }],
       });
     });
 
     it('fails the same history with allowedDuplicates 0', () => {
       const result = check(killedBetweenNotifyAndRecord(), 0);
       expect(result.verdict).to.equal('fail');
-      expect(result.anomalies).to.deep.equal([{ kind: 'duplicated', item: B, epoch: 0, runs: [1, 2], detail: 'notified 2 times in epoch 0: runs 1 and 2' }]);
+      expect(result.anomalies).to.deep.equal([{
+        kind: 'duplicated', item: B, epoch: 0, runs: [1, 2],
+        detail: 'notified 2 times in epoch 0: runs 1 and 2; run 1 was killed before storing it, but allowedDuplicates is 0: no repeat is tolerated',
+      }]);
     });
 
     it('does not make the items a killed run never handled eligible (not recovered either)', () => {
@@ -232,7 +349,10 @@ describe('checker: checkHistory', () => {
       expect(check(events, 1)).to.deep.equal({
         verdict: 'pass',
         counts: counts({ duplicatedCount: 1, notifiedCount: 3, eligibleCount: 2 }),
-        anomalies: [{ kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], tolerated: true, detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: allowedDuplicates is 1' }],
+        anomalies: [{
+          kind: 'duplicated', item: A, epoch: 0, runs: [1, 2], tolerated: true, excusedBy: 1,
+          detail: 'notified 2 times in epoch 0: runs 1 and 2; tolerated: run 1 ended killed after notifying it and before storing its row (the notify-then-record window)',
+        }],
       });
       // The killed run alone: A was handled (notified), so eligible; B was not.
       expect(check(events.slice(0, 6))).to.deep.equal({ verdict: 'pass', counts: counts({ notifiedCount: 1, eligibleCount: 1 }), anomalies: [] });
@@ -403,7 +523,7 @@ describe('checker: checkHistory', () => {
         anomalies: [
           { kind: 'refused-run', item: '', run: 2, detail: 'run 2 was refused: the worker did not run, so the history cannot show what it would have notified' },
           { kind: 'lost', item: B, run: 1, epoch: 0, detail: 'never notified in epoch 0, although eligible from run 1 on ("B", published 2024-06-01T10:00:00.000Z)' },
-          { kind: 'duplicated', item: A, epoch: 0, runs: [1], detail: 'notified 2 times in epoch 0: run 1 (2 times)' },
+          { kind: 'duplicated', item: A, epoch: 0, runs: [1], detail: 'notified 2 times in epoch 0: run 1 (2 times); run 1 notified it twice: a run must notify an item once' },
           { kind: 'unexpected', item: '', run: 1, epoch: 0, detail: 'notified in run 1 but never eligible in epoch 0: it has no link (empty item key)' },
           {
             kind: 'out-of-order', item: A, run: 1,
@@ -423,7 +543,7 @@ describe('checker: checkHistory', () => {
       const events = [published(T, A, T - H), ...run(1, T, [A], [A]), { ...notified(T + H, 2, A), evidence: ['06-01 13:00:00.000 I notification_enqueue: [10190,...]'] }];
       expect(check(events).anomalies).to.deep.equal([{
         kind: 'duplicated', item: A, epoch: 0, runs: [1, 2],
-        detail: 'notified 2 times in epoch 0: runs 1 and 2',
+        detail: 'notified 2 times in epoch 0: runs 1 and 2; run 1, which notified it before, ended success, not killed: the app should have found its row in run 2',
         evidence: ['06-01 13:00:00.000 I notification_enqueue: [10190,...]'],
       }]);
     });

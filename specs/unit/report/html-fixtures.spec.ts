@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkHistory } from '../../../src/checker/index.js';
+import { checkSegment } from '../../../src/checker/index.js';
 import type { ConfigEvent, HistoryEvent } from '../../../src/history/events.js';
 import { parseHistoryText } from '../../../src/history/jsonl.js';
 import { readJsonReport } from '../../../src/report/json.js';
@@ -41,7 +41,13 @@ describe('fixtures/reports', () => {
       expect(segments.map((s) => [s.config.scenario, s.config.device])).to.deep.equal(report.scenarios.map((s) => [s.name, s.device]));
       for (const [i, s] of report.scenarios.entries()) {
         const seg = segments[i]!;
-        const result = checkHistory(seg.events, { windowMs: seg.config.windowMs, allowedDuplicates: seg.config.allowedDuplicates ?? 0 });
+        const c = seg.config;
+        const result = checkSegment(seg.events, {
+          windowMs: c.windowMs,
+          allowedDuplicates: c.allowedDuplicates ?? 0,
+          ...(c.checkOrder === false ? { checkOrder: false } : {}),
+          ...(c.properties !== undefined ? { properties: c.properties } : {}),
+        });
         expect(s.counts, `${name} ${s.name}`).to.deep.equal(result.counts);
         expect(s.anomalies, `${name} ${s.name}`).to.deep.equal(result.anomalies);
         expect(s.verdict, `${name} ${s.name}`).to.equal(result.verdict);

@@ -288,7 +288,9 @@ describe('report.html', () => {
         if (r === lostRun) {
           events.push(stored(t + 2, r, C), { type: 'run-finished', t: t + 3, run: r, outcome: 'killed' });
         } else {
-          events.push(notified(t + 2, r, A), runFinished(t + 3, r, 'success'));
+          // Notified once, then updated silently (FLAG_ONLY_ALERT_ONCE): many marks, none failing.
+          const again: HistoryEvent = { type: 'notified', t: t + 2, run: r, item: A, status: 'update', alertOnce: true };
+          events.push(r === 1 ? notified(t + 2, r, A) : again, runFinished(t + 3, r, 'success'));
         }
       }
       const s = scenarioReport('kill-mid-run', events, {}, 1000);
@@ -311,7 +313,7 @@ describe('report.html', () => {
       const html = renderHtmlReport(report, history, { maxMarksPerLane: 10, maxRuns: 1000 });
       const laneA = from(html, 's1-l0');
       const row = laneA.slice(0, laneA.indexOf('</tr>'));
-      // A is published (1), served in 100 runs and posted in 99: 10 marks drawn, 190 counted.
+      // A is published (1), served in 100 runs and notified in 99: 10 marks drawn, 190 counted.
       expect(count(row, /class="mk /)).to.equal(10);
       expect(row).to.include('title="190 more marks not drawn (at most 10 per lane)">+190</span>');
       expect(html).to.include('more than 10 marks: the first ones are drawn');

@@ -32,6 +32,11 @@ export interface NotificationEnqueue {
   readonly channel: string | null;
   /** A15+ `app_provided`; null before. */
   readonly appProvided: boolean | null;
+  /**
+   * FLAG_ONLY_ALERT_ONCE (0x8) is set in the notification's own `flags=` (not a nested
+   * publicVersion's); false when the text has no top-level `flags=`.
+   */
+  readonly alertOnce: boolean;
   /** The Notification.toString() text as logged. */
   readonly notification: string;
 }
@@ -95,8 +100,55 @@ export function parseNotificationEnqueue(message: string): NotificationEnqueue |
     status,
     channel: /(?:^|[( ])channel=(\S+?)(?=[ )])/.exec(notification)?.[1] ?? null,
     appProvided: tail[2] === undefined ? null : tail[2] !== '0',
+    alertOnce: hasOnlyAlertOnce(notification),
     notification,
   };
+}
+
+/** Notification.FLAG_ONLY_ALERT_ONCE. */
+export const FLAG_ONLY_ALERT_ONCE = 0x8;
+
+/**
+ * The `flags=` value of the outer Notification(...) of a Notification.toString() text, as
+ * printed; null when there is none. Only text directly inside the outer parentheses counts
+ * (a nested `publicVersion=Notification(...)` has its own `flags=`; a symbolic value may hold
+ * `UNKNOWN(0x...)`), and only the `flags=` that follows `defaults=`, as toString prints them,
+ * so another `flags=` in the text (an AudioAttributes' `flags=0x800`, a URI) is not taken.
+ */
+export function topLevelNotificationFlags(notification: string): string | null {
+  const open = 'Notification(';
+  if (!notification.startsWith(open)) return null;
+  let depth = 1;
+  let outer = '';
+  for (const ch of notification.slice(open.length)) {
+    if (ch === '(') depth++;
+    else if (ch === ')') {
+      depth--;
+      if (depth === 0) break;
+    } else if (depth === 1) outer += ch;
+  }
+  return / defaults=\S+ flags=(\S+)/.exec(outer)?.[1] ?? null;
+}
+
+/**
+ * Whether the top-level flags carry FLAG_ONLY_ALERT_ONCE. Notification.toString()
+ * (frameworks/base core/java/android/app/Notification.java) prints them two ways:
+ * - `sb.append(" flags=0x"); sb.append(Integer.toHexString(this.flags));` on Android 11, 13
+ *   and 14, the API levels the virtual device models (android-11 tree of
+ *   BlissRom-R/platform_frameworks_base, android-13 tree of ArrowOS-T/android_frameworks_base,
+ *   android-14 tree of flybigpig/frameworks_base_14; a build that already has the API 35
+ *   FLAG_LIFETIME_EXTENDED_BY_DIRECT_REPLY still prints hex);
+ * - `sb.append(" flags="); sb.append(flagsToString(this.flags));` in later trees (Android 15
+ *   QPR, e.g. 4455bk/RisingOS-15_frameworks_base, and 16): flagsToString(int) joins the names
+ *   without `FLAG_` in bit order with `|` (`ONLY_ALERT_ONCE|AUTO_CANCEL`), returns `0` when no
+ *   known bit is set and appends leftover bits as `UNKNOWN(0x%08x)`.
+ */
+export function hasOnlyAlertOnce(notification: string): boolean {
+  const flags = topLevelNotificationFlags(notification);
+  if (flags === null) return false;
+  const hex = /^0x([0-9a-fA-F]+)$/.exec(flags);
+  if (hex !== null) return (Number.parseInt(hex[1] ?? '0', 16) & FLAG_ONLY_ALERT_ONCE) !== 0;
+  return flags.split('|').includes('ONLY_ALERT_ONCE');
 }
 
 /** The message of a `notification_canceled` line; null when it does not fit. */

@@ -5,7 +5,8 @@
  * throws (main prints it on one line and exits 2).
  */
 import { emptyCounts, type CheckCounts, type CheckOptions, type CheckResult } from '../../checker/types.js';
-import { createChecker, type Checker } from '../../checker/check-history.js';
+import type { Checker } from '../../checker/check-history.js';
+import { createSegmentChecker } from '../../checker/compose.js';
 import { formatDuration } from '../../checker/describe.js';
 import { exitCodeFor, mergeVerdicts } from '../../checker/verdict.js';
 import { UsageError } from '../../errors.js';
@@ -65,7 +66,12 @@ export async function checkHistoryFile(historyPath: string, opts: CheckCommandOp
         ...(fromHistory?.checkOrder === false ? { checkOrder: false } : {}),
       };
       scenario = fromHistory?.scenario;
-      checker = createChecker(options);
+      // The same checker `run` decides with: the notification checks and the segment's properties.
+      checker = createSegmentChecker({
+        ...options,
+        ...(fromHistory?.properties !== undefined ? { properties: fromHistory.properties } : {}),
+        ...(fromHistory?.idempotencyHeader !== undefined ? { idempotencyHeader: fromHistory.idempotencyHeader } : {}),
+      });
     }
     checker.add(event);
   }
@@ -74,7 +80,7 @@ export async function checkHistoryFile(historyPath: string, opts: CheckCommandOp
       throw new UsageError(`history ${historyPath} is empty and has no config line; pass the app's window with --window MS, e.g. --window 172800000 for 48 h`);
     }
     options = { windowMs: opts.window, allowedDuplicates: opts.allowedDuplicates ?? 0 };
-    checker = createChecker(options);
+    checker = createSegmentChecker(options);
   }
   results.push({ result: checker.finish(), scenario });
   return { result: mergeSegments(results), options, events, segments: results.length };

@@ -16,7 +16,7 @@ import { SCENARIOS } from '../../scenarios/index.js';
 import { parseShard, selectScenarios, type Shard } from '../../scenario/select.js';
 import { readSavedState, stateDirFor } from '../../scenario/hygiene.js';
 import type { Scenario } from '../../scenario/types.js';
-import type { HistoryEvent } from '../../history/events.js';
+import type { ConfigEvent, HistoryEvent } from '../../history/events.js';
 import type { ReproStep } from '../../scenario/actions.js';
 import type { DeviceReport, RunReport, ScenarioReport } from '../../report/types.js';
 import { aggregateScenarios, mergeScenarioVerdicts } from '../../report/merge.js';
@@ -206,7 +206,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
     if (out !== undefined) {
       await writeJsonReport(join(out, 'report.json'), report);
       await writeJunit(join(out, 'junit.xml'), report);
-      await writeHistory(join(out, 'history.jsonl'), perDevice.flatMap((d) => d.history), config);
+      await writeHistory(join(out, 'history.jsonl'), perDevice.flatMap((d) => d.history));
       const { writeHtmlReport } = await import('../../report/html.js');
       await writeHtmlReport(out, report, { onWarning: (t) => progress(`warning: ${t}`) });
       const failing = perDevice.flatMap((d) => d.history).filter((h) => h.verdict !== 'pass' && h.verdict !== 'skipped' && h.repro.length > 0);
@@ -240,8 +240,7 @@ interface DeviceRun {
   readonly history: {
     scenario: string;
     device: string;
-    allowedDuplicates: number;
-    checkOrder: boolean;
+    segment: ConfigEvent;
     events: readonly HistoryEvent[];
     verdict: ScenarioReport['verdict'];
     anomalies: ScenarioReport['anomalies'];
@@ -357,8 +356,7 @@ async function runOnDevice(
         history.push({
           scenario: item.scenario.name,
           device: serial,
-          allowedDuplicates: outcome.allowedDuplicates,
-          checkOrder: outcome.checkOrder,
+          segment: outcome.segment,
           events: outcome.events,
           verdict: outcome.report.verdict,
           anomalies: outcome.report.anomalies,
@@ -408,19 +406,10 @@ async function runOnDevice(
  * history.jsonl: every scenario's events, each scenario starting with its own `config` line
  * (a later config line starts a new segment that `dedup-verify check` checks on its own).
  */
-async function writeHistory(path: string, parts: DeviceRun['history'], config: Config): Promise<void> {
+async function writeHistory(path: string, parts: DeviceRun['history']): Promise<void> {
   const lines: string[] = [];
   for (const part of parts) {
-    lines.push(
-      JSON.stringify({
-        type: 'config',
-        windowMs: config.windowMs,
-        allowedDuplicates: part.allowedDuplicates,
-        ...(part.checkOrder ? {} : { checkOrder: false }),
-        device: part.device,
-        scenario: part.scenario,
-      }),
-    );
+    lines.push(JSON.stringify(part.segment));
     for (const e of part.events) lines.push(JSON.stringify(e));
   }
   await writeFile(path, lines.length > 0 ? `${lines.join('\n')}\n` : '');

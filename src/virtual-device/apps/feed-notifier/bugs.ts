@@ -18,6 +18,7 @@ export const BUG_SWITCHES = [
   'duplicate-schedule',
   'channel-in-activity',
   'no-unique-index',
+  'record-after-loop',
 ] as const;
 export type BugSwitch = (typeof BUG_SWITCHES)[number];
 

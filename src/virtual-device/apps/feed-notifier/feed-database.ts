@@ -8,6 +8,8 @@
  * so its rows keep a NULL key (MIGRATION_8_9 in seed 003).
  *
  * Bug `no-unique-index`: the index on `link` is not UNIQUE and the insert is a plain INSERT.
+ * Bug `record-after-loop`: the rows of a run are inserted together, in one transaction, after
+ * its notify loop (insertNotifications).
  */
 import Database from 'better-sqlite3';
 
@@ -102,6 +104,11 @@ export class FeedDatabase {
     const verb = this.uniqueIndex ? 'INSERT OR IGNORE' : 'INSERT';
     const r = this.db.prepare(`${verb} INTO notifications (link, title, published_at, notified_at) VALUES (?, ?, ?, ?)`).run(row.link, row.title, row.publishedAt, row.notifiedAt);
     return r.changes === 0 ? -1 : Number(r.lastInsertRowid);
+  }
+
+  /** Bug `record-after-loop`: every row of a run in one transaction (each an insertNotification). */
+  insertNotifications(rows: readonly { link: string; title: string; publishedAt: number; notifiedAt: number }[]): number[] {
+    return this.db.transaction(() => rows.map((row) => this.insertNotification(row)))();
   }
 
   /** The still-undelivered receipt for a key, if any. */

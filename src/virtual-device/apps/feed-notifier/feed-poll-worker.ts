@@ -97,6 +97,8 @@ export class FeedPollWorker implements ListenableWorker {
     const memory = this.memoryKeys();
     const highWater = bugs.has('dedup-elsewhere') ? this.rt.prefs().getLong(HIGH_WATER_KEY, 0) : 0;
     let notified = 0;
+    /** Bug `record-after-loop`: the items notified by this run, recorded only after the loop. */
+    const unrecorded: { item: FeedItem; key: string }[] = [];
     for (const item of ordered) {
       const key = bugs.has('key-on-title') ? item.title : item.link;
       const withinWindow = bugs.has('no-window') ? item.publishedAt > 0 : item.publishedAt > 0 && now - item.publishedAt <= window;
@@ -110,6 +112,10 @@ export class FeedPollWorker implements ListenableWorker {
         await this.record(item, key, now);
         await this.sendReceipt(item, key, now);
         await this.notify(item, key);
+      } else if (bugs.has('record-after-loop')) {
+        await this.notify(item, key);
+        await this.sendReceipt(item, key, now);
+        unrecorded.push({ item, key });
       } else {
         await this.notify(item, key);
         await this.sendReceipt(item, key, now);
@@ -119,6 +125,7 @@ export class FeedPollWorker implements ListenableWorker {
       if (bugs.has('dedup-elsewhere')) this.rt.prefs().putLong(HIGH_WATER_KEY, Math.max(this.rt.prefs().getLong(HIGH_WATER_KEY, 0), item.publishedAt));
       await proc.checkpoint();
     }
+    if (unrecorded.length > 0) await this.recordAll(unrecorded, now);
 
     // Afterwards: re-send every still-pending receipt with its stored key.
     for (const pending of db.undeliveredReceipts()) {
@@ -186,6 +193,13 @@ export class FeedPollWorker implements ListenableWorker {
   private async record(item: FeedItem, key: string, now: number): Promise<void> {
     this.rt.database().insertNotification({ link: key, title: item.title, publishedAt: item.publishedAt, notifiedAt: now });
     if (this.rt.bugs.has('memory-only-dedup')) this.memoryKeys().add(key);
+    await this.rt.context.process.checkpoint();
+  }
+
+  /** Bug `record-after-loop`: step 3 for every item of the run at once, in one transaction. */
+  private async recordAll(entries: readonly { item: FeedItem; key: string }[], now: number): Promise<void> {
+    this.rt.database().insertNotifications(entries.map(({ item, key }) => ({ link: key, title: item.title, publishedAt: item.publishedAt, notifiedAt: now })));
+    if (this.rt.bugs.has('memory-only-dedup')) for (const { key } of entries) this.memoryKeys().add(key);
     await this.rt.context.process.checkpoint();
   }
 }
