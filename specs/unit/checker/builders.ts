@@ -3,8 +3,9 @@
  * Times are epoch ms on the device clock; T is a readable origin.
  */
 import type {
-  ConfigEvent, FetchedEvent, ForgottenEvent, HistoryEvent, NotifiedEvent, PublishedEvent,
-  RunFinishedEvent, RunOutcome, RunStartedEvent, ShedEvent, StoredEvent,
+  ActionEvent, ConfigEvent, EffectEvent, FetchedEvent, ForgottenEvent, HistoryEvent, NotifiedEvent, PublishedEvent,
+  RequestEvent, RowsEvent, RunFinishedEvent, RunOutcome, RunStartedEvent, ScheduleEvent, ScheduleSpec, SchemaEvent,
+  ShedEvent, StoredEvent,
 } from '../../../src/history/events.js';
 
 export const MIN = 60_000;
@@ -53,3 +54,40 @@ export const ZERO = {
 
 /** Zero counts overridden by `c`. */
 export const counts = (c: Partial<Record<keyof typeof ZERO, number>>) => ({ ...ZERO, ...c });
+
+// ------------------------------------------------------------ observations of the property checks
+
+/** A POST to the backend about `item`, with `key` in the Idempotency-Key header ('' for none). */
+export const receipt = (t: number, run: number, item: string, key: string, outcome: number | 'dropped' = 200): RequestEvent => ({
+  type: 'request', t, run, route: 'receipts', method: 'POST', path: '/receipts',
+  status: outcome === 'dropped' ? 0 : outcome,
+  ...(outcome === 'dropped' ? { dropped: true } : {}),
+  headers: key === '' ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'idempotency-key': key },
+  body: JSON.stringify({ link: item, title: 'x' }),
+});
+export const effect = (t: number, item: string, key: string | null): EffectEvent => ({ type: 'effect', t, key, item });
+export const rows = (t: number, keys: (string | null)[]): RowsEvent => ({ type: 'rows', t, table: 'notified_items', keyColumn: 'link', keys });
+
+/** A periodic WorkSpec as WorkManager's database holds it. */
+export const spec = (id: string, over: Partial<ScheduleSpec> = {}): ScheduleSpec => ({
+  id, named: true, workerClass: 'com.example.FeedWorker', state: 0, intervalMs: 24 * H, flexMs: 24 * H,
+  lastEnqueueTime: T - H, runAttemptCount: 0, systemId: 7, ...over,
+});
+export const schedule = (t: number, specs: ScheduleSpec[], label?: string, primary: string | null = specs[0]?.id ?? null): ScheduleEvent => ({
+  type: 'schedule', t, ...(label !== undefined ? { label } : {}), uniqueName: 'feed-poll', workerClass: 'com.example.FeedWorker', specs, primary,
+});
+export const probeRun = (t: number, outcome: RunOutcome, statuses: number[] = []): ActionEvent => ({ type: 'action', t, action: 'probe-run', outcome, statuses });
+
+/** The reference app's dedup table: `link` nullable with a UNIQUE index. */
+export const goodSchema = (over: Partial<SchemaEvent> = {}): SchemaEvent => ({
+  type: 'schema', t: T, table: 'notified_items', keyColumn: 'link',
+  columns: [
+    { name: 'id', type: 'INTEGER', notnull: false, pk: true },
+    { name: 'link', type: 'TEXT', notnull: false, pk: false },
+    { name: 'title', type: 'TEXT', notnull: true, pk: false },
+  ],
+  indexes: [{ name: 'index_notified_items_link', unique: true, partial: false, columns: ['link'] }],
+  nullKeyRowsStored: 2,
+  replay: { key: A, rowsAdded: 0 },
+  ...over,
+});
