@@ -156,7 +156,7 @@ Environment:
     .description('Check a recorded history (JSON Lines, as run --out writes it) and print the verdict, counts and anomalies.')
     .argument('<history>', 'history.jsonl file (written by run --out)')
     .option('--window <ms>', "the app's notification window in ms (overrides the history's config line)", intArg('--window'))
-    .option('--allowed-duplicates <n>', "extra posts tolerated per item (overrides the history's config line)", intArg('--allowed-duplicates'))
+    .option('--allowed-duplicates <n>', "items each killed run may leave to be repeated by a later run (overrides the history's config line)", intArg('--allowed-duplicates'))
     .option('--json', 'print { verdict, counts, anomalies } as JSON')
     .addHelpText(
       'after',

@@ -110,7 +110,7 @@ const TOP_FIELDS: readonly FieldSpec[] = [
     check: (v) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
   },
   { key: 'windowMs', required: true, expect: "the app's window in milliseconds, a whole number > 0", example: '172800000 for 48 h', check: isWholeAbove(1) },
-  { key: 'allowedDuplicates', required: false, expect: 'the extra posts tolerated per item, a whole number >= 0', example: '0', check: isWholeAbove(0) },
+  { key: 'allowedDuplicates', required: false, expect: 'the items each killed run may leave to be repeated, a whole number >= 0', example: '0', check: isWholeAbove(0) },
 ];
 
 /** Every valid key path, e.g. "app.package" (used for suggestions, and by specs against the schema). */

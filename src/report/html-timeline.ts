@@ -590,10 +590,10 @@ export function readingOf(segment: Segment, a: ReportAnomaly): string {
     return '';
   }
   if (a.kind === 'duplicated') {
-    const open = runs.find(([run, f]) => f.posts > 0 && !f.stored && killed(run));
-    const again = open ? runs.find(([run, f]) => run > open[0] && f.posts > 0) : undefined;
+    const open = runs.find(([run, f]) => f.posts + f.updates > 0 && !f.stored && killed(run));
+    const again = open ? runs.find(([run, f]) => run > open[0] && f.posts + f.updates > 0) : undefined;
     if (open && again) {
-      return `Posted in run ${open[0]}, which was killed before its row was stored; run ${again[0]} posted it again: the notify-then-record window${a.tolerated === true ? ' (tolerated: within allowedDuplicates)' : ''}.`;
+      return `Notified in run ${open[0]}, which was killed before its row was stored; run ${again[0]} notified it again: the notify-then-record window${a.tolerated === true ? ' (tolerated: the kill excuses one item)' : ' (one kill excuses at most allowedDuplicates items)'}.`;
     }
   }
   return '';

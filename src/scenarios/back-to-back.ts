@@ -14,9 +14,10 @@ export const backToBack: Scenario = {
     await h.serveFeed([1, 2, 3, 4, 5].map((n) => ({ label: `item-${n}`, title: `Back to back ${n}`, ageMs: n * HOUR })));
     h.step('first forced run');
     await h.forceRun();
-    // A re-notification of a notification still on screen is an update (same key), which is not
-    // a duplicate post (DESIGN.md §5); as a user would, clear them first. adb has no command that
-    // dismisses another app's notifications: force-stop removes them (NMS cancels with
+    // As a user would, clear them first, so that a re-notification is a new post: an update of a
+    // notification still on screen is a repeat too, but NotificationManagerService rate-limits
+    // updates (5 per second per package) and may shed it without a log line. adb has no command
+    // that dismisses another app's notifications: force-stop removes them (NMS cancels with
     // REASON_PACKAGE_CHANGED, android-facts.md §6), and the relaunch reschedules the work.
     h.step('clear the notifications (force-stop, relaunch)');
     await h.forceStop();

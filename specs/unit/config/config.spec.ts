@@ -176,7 +176,7 @@ describe('config', () => {
         ['app.launchActivity', 'com.x/$(id)', '"app.launchActivity" must be the launcher activity as a component or a class name (e.g. "com.example.app/.MainActivity"), got "com.x/$(id)"'],
         ['windowMs', -1, '"windowMs" must be the app\'s window in milliseconds, a whole number > 0 (e.g. 172800000 for 48 h), got -1'],
         ['windowMs', '48h', '"windowMs" must be the app\'s window in milliseconds, a whole number > 0 (e.g. 172800000 for 48 h), got "48h"'],
-        ['allowedDuplicates', 0.5, '"allowedDuplicates" must be the extra posts tolerated per item, a whole number >= 0 (e.g. 0), got 0.5'],
+        ['allowedDuplicates', 0.5, '"allowedDuplicates" must be the items each killed run may leave to be repeated, a whole number >= 0 (e.g. 0), got 0.5'],
         ['database.file', '/data/data/x/databases/feed.db', '"database.file" must be a path relative to the app data dir, without ".." (letters, digits, ._-) (e.g. "databases/feed.db"), got "/data/data/x/databases/feed.db"'],
         ['database.file', 'databases/../../x', '"database.file" must be a path relative to the app data dir, without ".." (letters, digits, ._-) (e.g. "databases/feed.db"), got "databases/../../x"'],
         ['database.table', 'notifications; DROP TABLE x', '"database.table" must be an SQL table name (letters, digits, _) (e.g. "notifications"), got "notifications; DROP TABLE x"'],

@@ -392,8 +392,8 @@ describe('report.html', () => {
       // The tolerated duplicates of the correct app are listed, not alarmed about.
       expect(html).to.include('duplicated (tolerated)');
       expect(html).to.include('class="mk post a-tolerated"');
-      // The reading of the notify-then-record window: posted by the killed run, posted again after it.
-      expect(html).to.include('<b>Reading:</b> Posted in run 3, which was killed before its row was stored; run 4 posted it again: the notify-then-record window (tolerated: within allowedDuplicates).');
+      // The reading of the notify-then-record window: notified by the killed run, notified again after it.
+      expect(html).to.include('<b>Reading:</b> Notified in run 3, which was killed before its row was stored; run 4 notified it again: the notify-then-record window (tolerated: the kill excuses one item).');
     });
   });
 

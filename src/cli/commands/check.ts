@@ -122,7 +122,8 @@ export function renderCheckSummary(historyPath: string, summary: CheckSummary): 
     for (const a of result.anomalies) {
       const where = a.runs && a.runs.length > 0 ? `runs ${a.runs.join(',')}` : a.run !== undefined ? `run ${a.run}` : '';
       const item = a.item === '' && a.kind !== 'refused-run' ? '""' : a.item;
-      lines.push(`  ${a.kind}${a.tolerated ? ' (tolerated)' : ''}  ${[a.scenario !== undefined ? `[${a.scenario}]` : '', item, where].filter((s) => s !== '').join('  ')}: ${a.detail}`);
+      const tolerated = a.tolerated ? ` (tolerated${a.excusedBy !== undefined ? `: killed run ${a.excusedBy}` : ''})` : '';
+      lines.push(`  ${a.kind}${tolerated}  ${[a.scenario !== undefined ? `[${a.scenario}]` : '', item, where].filter((s) => s !== '').join('  ')}: ${a.detail}`);
       for (const e of a.evidence ?? []) lines.push(`      evidence: ${e.trim()}`);
     }
   } else if (result.error === undefined) {
