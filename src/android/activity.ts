@@ -1,10 +1,10 @@
 /**
- * ActivityManager through the shell: `am start -n`, `am force-stop`, `am kill`, `am broadcast`.
+ * ActivityManager through the shell: `am start -n`, `am force-stop`, `am broadcast`.
  *
  * - `am force-stop PKG` prints nothing and exits 0; it also cancels all the app's jobs
  *   (JobSchedulerService on ACTION_PACKAGE_RESTARTED: "app force stopped") and its
  *   notifications (NMS, REASON_PACKAGE_CHANGED) — android-facts.md §6.
- * - `am kill PKG` kills background processes only; jobs stay (android-facts.md §6).
+ * - `am kill PKG` is not used: it spares a process running a job (android-facts.md §6).
  */
 import { DeviceCommandError } from '../errors.js';
 import type { AndroidDevice } from '../device/android-device.js';
@@ -29,10 +29,6 @@ export async function startActivity(device: AndroidDevice, component: string, op
 
 export async function forceStop(device: AndroidDevice, pkg: string): Promise<void> {
   await device.shellText(['am', 'force-stop', assertPackageName(pkg)]);
-}
-
-export async function killApp(device: AndroidDevice, pkg: string): Promise<void> {
-  await device.shellText(['am', 'kill', assertPackageName(pkg)]);
 }
 
 export interface BroadcastOptions {

@@ -29,6 +29,20 @@ export async function getPackageInfo(device: AndroidDevice, pkg: string): Promis
   return parseDumpsysPackage(text, pkg);
 }
 
+/** The runtime permissions granted to `userId` (empty when the user has none or is not listed). */
+export function grantedRuntimePermissions(info: PackageDump, userId = 0): string[] {
+  const user = info.users.find((u) => u.userId === userId);
+  return Object.entries(user?.runtimePermissions ?? {}).filter(([, granted]) => granted).map(([name]) => name).sort();
+}
+
+/** `pm grant|revoke PKG PERMISSION`: changes one runtime permission of user 0. */
+export async function setRuntimePermission(device: AndroidDevice, pkg: string, permission: string, granted: boolean): Promise<string[]> {
+  if (!/^[A-Za-z0-9_.]+$/.test(permission)) throw new Error(`"${permission}" is not a permission name`);
+  const argv = ['pm', granted ? 'grant' : 'revoke', assertPackageName(pkg), permission];
+  await device.shellText(argv);
+  return argv;
+}
+
 /**
  * Whether the app may post notifications as far as the permission goes: on API 33+ the
  * runtime grant for `userId`; before 33 there is no runtime permission (always true).

@@ -66,6 +66,7 @@ const MAX_REASONS = 3;
 /** Report order of the notification checker's kinds (others after them). */
 const KIND_RANK: Readonly<Record<string, number>> = {
   aborted: 0,
+  'unparsed-line': 0,
   'refused-run': 1,
   lost: 2,
   duplicated: 3,
@@ -209,6 +210,8 @@ class HistoryChecker implements Checker {
   private events = 0;
   /** Killed runs that excuse a repeat: the items they excuse, in order. */
   private readonly excuses = new Map<number, string[]>();
+  /** notification_enqueue lines that did not parse (`unparsed` events). */
+  private unparsedLines = 0;
   /** Runs that had unnamed sheds: how many (-1: sheds that named neither item nor run). */
   private readonly unnamedSheds = new Map<number, number>();
   private readonly shedSuspects = new Map<number, ShedSuspect[]>();
@@ -253,6 +256,17 @@ class HistoryChecker implements Checker {
     this.finished = true;
     if (this.error !== undefined) {
       return { verdict: 'unknown', counts: emptyCounts(), anomalies: [], error: this.error };
+    }
+    if (this.unparsedLines > 0) {
+      // Each unparsed line may be the notification of an item that looks lost.
+      for (const s of this.anomalies) {
+        if (s.anomaly.kind !== 'lost') continue;
+        s.anomaly = {
+          ...s.anomaly,
+          undecided: true,
+          detail: `${s.anomaly.detail}; but ${this.unparsedLines} notification_enqueue line(s) did not parse, so it may have been notified: undecided`,
+        };
+      }
     }
     const rank = (kind: string): number => KIND_RANK[kind] ?? Number.MAX_SAFE_INTEGER;
     const sorted = [...this.anomalies].sort((x, y) =>
@@ -355,6 +369,17 @@ class HistoryChecker implements Checker {
           item: '',
           detail: `the harness stopped part-way (${event.detail}): the history is incomplete, so it cannot show what the app would have done`,
           ...(event.evidence && event.evidence.length > 0 ? { evidence: [...event.evidence] } : {}),
+        }, -1, this.events);
+        return;
+      }
+      case 'unparsed': {
+        this.unparsedLines += 1;
+        this.push({
+          kind: 'unparsed-line',
+          item: '',
+          ...(event.run !== undefined ? { run: event.run } : {}),
+          detail: `a ${event.tag} line${event.run !== undefined ? ` of run ${event.run}` : ''} did not parse: the notification it records is missing from the history, so the verdict cannot rest on it (a new image's format?)`,
+          evidence: [event.line],
         }, -1, this.events);
         return;
       }
@@ -690,11 +715,11 @@ function newRun(run: number, deviceTime: number | undefined, implicit: boolean):
  * an `out-of-order` that is not informational, or any other kind whose effect is fail), else
  * unknown when one is undecided, else pass.
  */
-export function verdictOf(anomalies: Iterable<Pick<Anomaly, 'kind' | 'tolerated' | 'informational'>>, error?: string): Verdict {
+export function verdictOf(anomalies: Iterable<Pick<Anomaly, 'kind' | 'tolerated' | 'informational' | 'undecided'>>, error?: string): Verdict {
   let verdict: Verdict = error === undefined ? 'pass' : 'unknown';
   for (const a of anomalies) {
     if (a.tolerated === true || a.informational === true) continue;
-    const effect = effectOf(a.kind);
+    const effect = a.undecided === true ? 'unknown' : effectOf(a.kind);
     if (effect === 'fail') return 'fail';
     if (effect === 'unknown') verdict = 'unknown';
   }

@@ -30,6 +30,7 @@ export const ANOMALY_KINDS = {
   'out-of-order': { effect: 'fail', property: 'notifications', means: 'within one run, a post older than the post before it' },
   'refused-run': { effect: 'unknown', property: 'notifications', means: 'a forced run that WorkManager did not run' },
   aborted: { effect: 'unknown', property: 'notifications', means: 'the harness failed part-way: the history is incomplete' },
+  'unparsed-line': { effect: 'unknown', property: 'notifications', means: 'a notification_enqueue line the parsers did not understand: what it recorded is missing, so nothing can be called lost for sure' },
   recovered: { effect: 'info', property: 'notifications', means: 'notified in a later run than the first run it was eligible in' },
   'os-shed': { effect: 'info', property: 'notifications', means: 'the OS refused the post (notification cap, rate limit): not an app bug' },
   'silent-repost': { effect: 'info', property: 'notifications', means: 'an update of a notification still showing that carries FLAG_ONLY_ALERT_ONCE: the user is not alerted again' },

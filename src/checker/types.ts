@@ -80,6 +80,11 @@ export interface Anomaly {
   tolerated?: boolean;
   /** The killed run that excuses a tolerated repeat. */
   excusedBy?: number;
+  /**
+   * The history cannot settle it (a `lost` item while notification lines did not parse): it
+   * makes the verdict unknown instead of fail.
+   */
+  undecided?: boolean;
   /** Reported, but not a property this check verifies (out-of-order with checkOrder false). */
   informational?: boolean;
   /** Raw lines from the history events involved (logcat lines, journal entries). */

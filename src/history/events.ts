@@ -7,6 +7,18 @@
  * entry, a database row), which reports show next to the anomalies. `fetched.status` 0 means the
  * request got no HTTP response (connection refused, reset or timed out). `shed` may name the
  * `run` in which the OS refused the post.
+ *
+ * Besides the notification events, a history holds every other observation a check reads, so
+ * that the verdict is a function of the history alone:
+ * - `request`: one request the fixture server answered (feed or backend), with its headers;
+ * - `effect`: one effect the backend stored (a processed receipt, with its idempotency key);
+ * - `rows`: the key column of the app's dedup table as read from a pulled copy;
+ * - `schedule`: the app's periodic WorkSpecs as read from WorkManager's database;
+ * - `schema`: the dedup table's schema and the result of probe inserts on a pulled copy;
+ * - `action`: what the harness did to the device (force-stop, relaunch, a probe run, ...);
+ * - `aborted`: the harness itself failed, so the history is incomplete (verdict unknown);
+ * - `unparsed`: a line of a record kind the checks rely on (a `notification_enqueue` event) that
+ *   the parsers did not understand: what it recorded is missing (verdict unknown, not lost).
  */
 
 export const HistoryEventType = {
@@ -26,6 +38,7 @@ export const HistoryEventType = {
   Schema: 'schema',
   Action: 'action',
   Aborted: 'aborted',
+  Unparsed: 'unparsed',
 } as const;
 export type HistoryEventType = (typeof HistoryEventType)[keyof typeof HistoryEventType];
 
@@ -243,6 +256,17 @@ export interface ActionEvent extends TimedEventBase {
   detail?: string;
 }
 
+/** A line of a record kind the checks rely on that could not be parsed. */
+export interface UnparsedEvent extends TimedEventBase {
+  type: 'unparsed';
+  /** The record kind: the logcat tag (`notification_enqueue`). */
+  tag: string;
+  /** The line as the device printed it. */
+  line: string;
+  /** The run in progress, when one was. */
+  run?: number;
+}
+
 /** The harness failed part-way: the history is incomplete. */
 export interface AbortedEvent extends TimedEventBase {
   type: 'aborted';
@@ -264,7 +288,8 @@ export type TimedHistoryEvent =
   | ScheduleEvent
   | SchemaEvent
   | ActionEvent
-  | AbortedEvent;
+  | AbortedEvent
+  | UnparsedEvent;
 
 export type HistoryEvent = ConfigEvent | TimedHistoryEvent;
 
@@ -286,6 +311,7 @@ export const EXAMPLE_EVENTS: { readonly [K in HistoryEventType]: string } = {
   schema: '{"type":"schema","t":1717000000900,"table":"notified_items","keyColumn":"link","columns":[],"indexes":[]}',
   action: '{"type":"action","t":1717000001000,"action":"force-stop","argv":["am","force-stop","com.example.app"]}',
   aborted: '{"type":"aborted","t":1717000001100,"detail":"device went away"}',
+  unparsed: '{"type":"unparsed","t":1717000001200,"tag":"notification_enqueue","line":"I notification_enqueue: [10190,…]","run":1}',
 };
 
 const EVENT_TYPES: readonly string[] = Object.values(HistoryEventType);
@@ -466,6 +492,9 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
         optional(o, 'detail', 'a string', isString);
     case 'aborted':
       return checkTimed(o) ?? required(o, 'detail', 'a sentence saying what failed', isString);
+    case 'unparsed':
+      return checkTimed(o) ?? required(o, 'tag', 'the record kind (a logcat tag)', isString) ?? required(o, 'line', 'the line as printed', isString) ??
+        optional(o, 'run', 'a whole number >= 0', isRunNumber);
     default: {
       const unreachable: never = type;
       return `unknown type ${String(unreachable)}`;

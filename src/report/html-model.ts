@@ -384,6 +384,7 @@ export class ReportModelBuilder {
       case 'schema':
       case 'action':
       case 'aborted':
+      case 'unparsed':
         // Observations of the property checks: their anomalies reach the page through the report.
         return;
       default: {

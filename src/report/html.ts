@@ -188,7 +188,7 @@ function renderFindings(model: ReportModel, ids: ReadonlyMap<EntryView, EntryIds
           `${a.item === '' && a.kind === 'refused-run' ? '' : `<code>${escapeHtml(a.item === '' ? '(no link)' : a.item)}</code>`}</a> ` +
           `<span class="muted">${escapeHtml(where)}${runWords(a) !== '' ? ` · ${escapeHtml(runWords(a))}` : ''}</span>` +
           `${cause !== '' ? ` — <b>${escapeHtml(cause)}</b>` : ''}</li>`;
-        (effectOf(a.kind) === 'unknown' ? undecided : failing).push(line);
+        (effectOf(a.kind) === 'unknown' || a.undecided === true ? undecided : failing).push(line);
       }
       if (refs.length > shown.length) {
         (entry.report.verdict === 'fail' ? failing : undecided).push(`<li><a${attrs({ href: `#${e.prefix}-anomalies` })}>${refs.length - shown.length} more in ${escapeHtml(where)}</a></li>`);

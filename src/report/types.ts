@@ -24,6 +24,10 @@ export interface ReportAnomaly {
   epoch?: number;
   detail: string;
   tolerated?: boolean;
+  /** The killed run that excuses a tolerated repeat. */
+  excusedBy?: number;
+  /** The history cannot settle it: the verdict is unknown, not fail. */
+  undecided?: boolean;
   /** Reported, but not a property this scenario verifies (e.g. order outside oldest-first). */
   informational?: boolean;
   /** The scenario's history segment, when anomalies of several are listed together. */

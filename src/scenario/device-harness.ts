@@ -12,8 +12,9 @@ import type { FeedItem } from '../feed/feed-items.js';
 import { truncateToSecond } from '../feed/feed-items.js';
 import type { HistoryEvent, RunOutcome as HistoryRunOutcome, ScheduleSpec } from '../history/events.js';
 import { inspectDedupSchema } from '../android/dedup-schema.js';
+import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
 import { DedupVerifyError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
-import { forceStop, killApp, sendBroadcast, startActivity } from '../android/activity.js';
+import { forceStop, sendBroadcast, startActivity } from '../android/activity.js';
 import { deleteRows, readTableRows, pullDatabase, withDatabase } from '../android/app-data.js';
 import { quoteSqlIdentifier } from '../android/names.js';
 import { readDeviceTimeMs, setDeviceTime } from '../android/clock.js';
@@ -357,12 +358,6 @@ export class DeviceHarness implements Harness {
         argv = ['am', 'force-stop', this.pkg];
         await forceStop(this.device, this.pkg);
         break;
-      case 'am-kill':
-        // killBackgroundProcesses spares the top app: go home first (android-facts.md §6).
-        await this.device.shellText(['input', 'keyevent', 'KEYCODE_HOME']);
-        argv = ['am', 'kill', this.pkg];
-        await killApp(this.device, this.pkg);
-        break;
       case 'signal': {
         const pid = await pids();
         if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
@@ -451,7 +446,12 @@ export class DeviceHarness implements Harness {
     for (const line of lines) {
       if (line.tag === 'notification_enqueue') {
         const e = parseNotificationEnqueue(line.message);
-        if (!e || e.pkg !== this.pkg || e.status === 'ignored') continue;
+        if (!e) {
+          // A post the parser cannot read is a post the history would miss: undecided, not lost.
+          if (!r.probe) this.record({ type: 'unparsed', t: line.timeMs ?? r.deviceTime, tag: line.tag, line: line.raw, run: r.run });
+          continue;
+        }
+        if (e.pkg !== this.pkg || e.status === 'ignored') continue;
         const mapping = index.map({ id: e.id, tag: e.tag }, this.config.notifications.match, null);
         const item = mapping.kind === 'mapped' ? mapping.item : await this.mapByContent(index, e.id, e.tag);
         (e.status === 'post' ? posted : updated).push(item);
@@ -566,10 +566,24 @@ export class DeviceHarness implements Harness {
   }
 
   async clearAppData(): Promise<void> {
+    // pm clear resets the app's runtime permissions (PermissionManagerService, when user data is
+    // cleared; android-facts.md §6): on API 33+ POST_NOTIFICATIONS goes, and every later notify()
+    // would be dropped before notification_enqueue. A fresh install as the user sets it up has it
+    // again, so it is granted back when the app had it (the restore puts every grant back).
+    const info = this.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API ? await getPackageInfo(this.device, this.pkg) : null;
+    const hadNotifications = info !== null && hasNotificationPermission(info, this.apiLevel);
     const out = await this.device.shellText(['pm', 'clear', this.pkg]);
     this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['pm', 'clear', this.pkg] });
     this.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
     this.action('clear-app-data', { argv: ['pm', 'clear', this.pkg], detail: out.trim() });
+    if (hadNotifications) {
+      const after = await getPackageInfo(this.device, this.pkg);
+      if (after === null || !hasNotificationPermission(after, this.apiLevel)) {
+        const argv = await setRuntimePermission(this.device, this.pkg, POST_NOTIFICATIONS, true);
+        this.repro.push({ kind: 'adb-shell', t: Date.now(), argv, note: 'pm clear revoked it; the app had it before' });
+        this.action('grant', { argv, detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' });
+      }
+    }
     this.record({ type: 'forgotten', t: await this.deviceNow(), items: 'all' });
     this.storedKeys = new Set();
   }

@@ -36,13 +36,18 @@ export interface ServedItem {
 }
 
 /**
- * How the process is killed mid-run:
- * - `am-kill`: HOME first (am kill only kills background processes), then `am kill PKG`;
+ * How the process is killed mid-run, by the two means that kill a process running a worker on
+ * a real device:
  * - `signal`: `run-as PKG kill -9 PID`, as the low-memory killer would (debuggable apps only);
  * - `force-stop`: `am force-stop PKG` (also cancels the jobs and notifications; the app is
  *   relaunched before the next run).
+ * `am kill` is not one: killBackgroundProcesses kills through
+ * ProcessList.killPackageProcessesLSP(…, minOomAdj = SERVICE_ADJ, …), and while JobServiceContext
+ * has the job's service bound the process sits at PERCEPTIBLE_LOW_APP_ADJ (250 < 500), so it is
+ * spared (frameworks/base services/core/java/com/android/server/am/ActivityManagerService.java,
+ * ProcessList.java, job/JobServiceContext.java; android-facts.md §6).
  */
-export type KillMethod = 'am-kill' | 'signal' | 'force-stop';
+export type KillMethod = 'signal' | 'force-stop';
 
 export interface ForceRunOptions {
   /**

@@ -21,7 +21,7 @@ import {
   type AppTreeBackup,
   type DatabaseBackup,
 } from '../android/app-data.js';
-import { getPackageInfo } from '../android/packages.js';
+import { getPackageInfo, grantedRuntimePermissions, setRuntimePermission } from '../android/packages.js';
 import { restoreClock, saveClock, type ClockSnapshot } from '../android/clock.js';
 
 export interface SavedDeviceState {
@@ -58,6 +58,13 @@ export interface SavedDeviceState {
    * work from the restored database. null: unknown.
    */
   readonly appWasStopped?: boolean | null;
+  /**
+   * The runtime permissions granted to user 0 when the session began (`dumpsys package`
+   * `runtime permissions:`). `pm clear` resets them (on API 33+ POST_NOTIFICATIONS among them:
+   * PermissionManagerService resets runtime permissions when an app's data is cleared), so the
+   * restore grants back each one that is no longer granted. Absent in older state files.
+   */
+  readonly runtimeGrants?: readonly string[];
   /**
    * true while the backups are being taken: written before the first force-stop, so that a run
    * killed during the save leaves a state `restore` can act on. Nothing but the app's running
@@ -139,7 +146,9 @@ export async function saveDeviceState(
   const clock = await saveClock(device);
   const reverses = await device.listReverses();
   // Before the database backup force-stops the app.
-  const appWasStopped = (await getPackageInfo(device, options.pkg))?.users.find((u) => u.userId === 0)?.stopped ?? null;
+  const info = await getPackageInfo(device, options.pkg);
+  const appWasStopped = info?.users.find((u) => u.userId === 0)?.stopped ?? null;
+  const runtimeGrants = info ? grantedRuntimePermissions(info) : [];
   const base = {
     version: 1 as const,
     serial: device.serial,
@@ -152,6 +161,7 @@ export async function saveDeviceState(
     backupDir,
     databaseFile: databasePath(options.databaseFile),
     appWasStopped,
+    runtimeGrants,
   };
   const partial: SavedDeviceState = { ...base, saving: true };
   await writeFile(join(dir, STATE_FILE), `${JSON.stringify(partial, null, 2)}\n`);
@@ -211,6 +221,14 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
       for (const name of saved) {
         await writeAppFile(device, state.pkg, `shared_prefs/${name}`, await readFile(join(state.backupDir, 'shared_prefs', name)));
       }
+    });
+  }
+  const grants = state.runtimeGrants ?? [];
+  if (grants.length > 0) {
+    await attempt('grant back the runtime permissions', async () => {
+      const info = await getPackageInfo(device, state.pkg);
+      const now = new Set(info ? grantedRuntimePermissions(info) : []);
+      for (const permission of grants) if (!now.has(permission)) await setRuntimePermission(device, state.pkg, permission, true);
     });
   }
   await attempt('restore adb reverse rules', async () => {

@@ -15,9 +15,9 @@ interface KillPoint {
  * kill: from the 2nd kill point on, more than one item after one kill.
  */
 export const KILL_POINTS: readonly KillPoint[] = [
-  { name: 'during the feed fetch (am kill)', killAt: { route: 'feed', nth: 1, kill: 'am-kill' } },
+  { name: 'during the feed fetch (kill -9)', killAt: { route: 'feed', nth: 1, kill: 'signal' } },
   { name: 'between the 1st notification and its row (kill -9)', killAt: { route: 'receipts', nth: 1, kill: 'signal' } },
-  { name: 'between the 2nd notification and its row (am kill)', killAt: { route: 'receipts', nth: 2, kill: 'am-kill' } },
+  { name: 'between the 2nd notification and its row (kill -9)', killAt: { route: 'receipts', nth: 2, kill: 'signal' } },
   { name: 'between the 3rd notification and its row (force-stop, app restarted)', killAt: { route: 'receipts', nth: 3, kill: 'force-stop' } },
 ];
 
@@ -43,7 +43,7 @@ export const killMidRun: Scenario = {
       h.step(`kill ${point.name}`);
       const killed = await h.forceRun({ killAt: point.killAt });
       // The notifications the killed run posted are cleared, as a user would (force-stop removes
-      // them; a no-op on the process itself, which is already gone), and the app relaunched: a
+      // them; the process itself is already gone), and the app relaunched: a
       // repeat is then a new post. An update of a notification still showing is a repeat as much,
       // but NotificationManagerService rate-limits updates to 5 per second per package and
       // sheds the rest, logging one line in five seconds (android-facts.md §1), so a repeat right

@@ -200,3 +200,14 @@ describe('notification_canceled', () => {
     expect(parseNotificationCanceled('[0|p.q|-3|a,b|c|10190,5,1,1,0,1,2,NULL]')).to.include({ key: '0|p.q|-3|a,b|c|10190', tag: 'a,b|c', id: -3, reason: 5 });
   });
 });
+
+describe('notification_enqueue: channel ids with spaces', () => {
+  it('reads a channel id that holds a space up to the shortcut= field', () => {
+    const line = '[10190,4321,com.example.clock,7,NULL,0,Notification(channel=Stopwatch v2 shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x62 color=0x00000000 vis=PUBLIC),0]';
+    expect(parseNotificationEnqueue(line)?.channel).to.equal('Stopwatch v2');
+  });
+  it('reads it up to pri= on builds that print the priority next', () => {
+    const line = '[10021,21272,com.android.mms,114,NULL,0,Notification(channel=Mms pri=0 contentView=null vibrate=null sound=null defaults=0x0 flags=0x40 color=0xff607d8b vis=PRIVATE),0]';
+    expect(parseNotificationEnqueue(line)?.channel).to.equal('Mms');
+  });
+});

@@ -554,6 +554,34 @@ describe('checker: checkHistory', () => {
     });
   });
 
+  describe('lines the parsers did not understand', () => {
+    const unparsed = (t: number, run: number): HistoryEvent => ({ type: 'unparsed', t, tag: 'notification_enqueue', line: 'I notification_enqueue: [10190,4321,com.example,??]', run });
+
+    it('makes an item that looks lost undecided: the line may have been its notification', () => {
+      const events = [...feedAB(), runStarted(T, 1), fetched(T + 1, 1, [A, B]), notified(T + 2, 1, A), unparsed(T + 3, 1), runFinished(T + 4, 1)];
+      expect(check(events)).to.deep.equal({
+        verdict: 'unknown',
+        counts: counts({ lostCount: 1, notifiedCount: 1, eligibleCount: 2 }),
+        anomalies: [
+          {
+            kind: 'unparsed-line', item: '', run: 1,
+            detail: "a notification_enqueue line of run 1 did not parse: the notification it records is missing from the history, so the verdict cannot rest on it (a new image's format?)",
+            evidence: ['I notification_enqueue: [10190,4321,com.example,??]'],
+          },
+          {
+            kind: 'lost', item: B, run: 1, epoch: 0, undecided: true,
+            detail: 'never notified in epoch 0, although eligible from run 1 on ("B", published 2024-06-01T10:00:00.000Z); but 1 notification_enqueue line(s) did not parse, so it may have been notified: undecided',
+          },
+        ],
+      });
+    });
+
+    it('still fails on what the line cannot explain (a duplicate)', () => {
+      const events = [published(T, A, T - 3 * H), ...run(1, T, [A], [A]), ...run(2, T + H, [A], [A]), unparsed(T + H + 10, 2)];
+      expect(check(events).verdict).to.equal('fail');
+    });
+  });
+
   describe('when the checker cannot decide', () => {
     it('is unknown, with the error, for runs started out of order', () => {
       expect(check([runStarted(T, 2), runStarted(T + 1, 1)])).to.deep.equal({

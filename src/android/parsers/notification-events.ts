@@ -98,7 +98,7 @@ export function parseNotificationEnqueue(message: string): NotificationEnqueue |
     tag: tagText === 'NULL' ? null : tagText,
     userId: Number(userIdText),
     status,
-    channel: /(?:^|[( ])channel=(\S+?)(?=[ )])/.exec(notification)?.[1] ?? null,
+    channel: channelOf(notification),
     appProvided: tail[2] === undefined ? null : tail[2] !== '0',
     alertOnce: hasOnlyAlertOnce(notification),
     notification,
@@ -181,4 +181,16 @@ function unwrapList(message: string): string | null {
   const text = message.trim();
   if (!text.startsWith('[') || !text.endsWith(']')) return null;
   return text.slice(1, -1);
+}
+
+/**
+ * The channel id of a Notification.toString() text. The id is an app string and may hold spaces
+ * (`channel=Stopwatch v2 shortcut=null …`). Notification.toString prints `channel=` first and
+ * then `shortcut=` (`Notification(channel=<id> shortcut=<id|null> contentView=…`, android-facts.md
+ * §1.3), some builds `pri=` (the captured `Notification(channel=Mms pri=0 contentView=null …`);
+ * so the id runs to the next of those fields, else to the next space.
+ */
+function channelOf(notification: string): string | null {
+  const m = /(?:^|[( ])channel=(.*?)(?= (?:shortcut|pri|contentView)=)/.exec(notification) ?? /(?:^|[( ])channel=(\S+?)(?=[ )])/.exec(notification);
+  return m?.[1] ?? null;
 }
