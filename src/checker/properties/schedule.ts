@@ -69,6 +69,7 @@ class WindowChecker implements PropertyChecker {
     } else if (event.type === 'published') {
       if (event.label === WINDOW_PROBE_LABEL) this.probe = { item: event.item, publishedAt: event.publishedAt };
     } else if (event.type === 'run-started') {
+      // Only runs in progress are kept (deleted when they finish): memory stays bounded.
       this.runClock.set(event.run, event.deviceTime);
     } else if (event.type === 'fetched') {
       if (this.probe && event.status >= 200 && event.status <= 299 && event.items.includes(this.probe.item)) this.fetchedIn.set(event.run, this.runClock.get(event.run) ?? event.t);
@@ -79,6 +80,8 @@ class WindowChecker implements PropertyChecker {
       if (this.probe && now !== undefined && event.outcome === 'success' && !this.notified && this.verdictRun === undefined) {
         this.verdictRun = { run: event.run, ageMs: now - this.probe.publishedAt };
       }
+      this.runClock.delete(event.run);
+      this.fetchedIn.delete(event.run);
     }
   }
 
