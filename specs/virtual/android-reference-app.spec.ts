@@ -2,7 +2,8 @@
  * The reference app on the virtual Android device (API 34), driven only with the real adb binary
  * and the fixture server, as a person would on an emulator: the first period at app start, a
  * forced run after moving the wall clock, the early-run guard, the database check, force-stop
- * and the job coming back at the next app start, and a process death between notify and record.
+ * and the job coming back at the next app start, and a process death (run-as kill -9; am kill
+ * spares a process running a job) between notify and record.
  */
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
@@ -213,11 +214,15 @@ describe('android model: the reference app on API 34 (adb only)', function () {
     const [id] = await jobIds();
     await sh(`cmd jobscheduler run -f -n ${NS} ${PKG} ${id}`);
     await fixture.waitForHeld(1, 15_000);
-    // The launcher activity is on top after am start: `am kill` only kills background processes.
+    // `am kill` only kills background processes: not the top app, and not one running a job
+    // (JobService bound, oom_adj 250 < SERVICE_ADJ), even after HOME. A signal kills it.
+    const pid = (await sh(`pidof ${PKG}`)).out.trim();
     expect((await sh(`am kill ${PKG}`)).code).to.equal(0);
-    expect((await sh(`pidof ${PKG}`)).out.trim()).to.not.equal('');
+    expect((await sh(`pidof ${PKG}`)).out.trim()).to.equal(pid);
     await sh('input keyevent KEYCODE_HOME');
-    await sh(`am kill ${PKG}`);
+    expect((await sh(`am kill ${PKG}`)).code).to.equal(0);
+    expect((await sh(`pidof ${PKG}`)).out.trim()).to.equal(pid);
+    expect(await sh(`run-as ${PKG} kill -9 ${pid}`)).to.deep.equal({ out: '', err: '', code: 0 });
     await waitFor('the app process to die', async () => ((await sh(`pidof ${PKG}`)).out.trim() === '' ? true : undefined));
     fixture.clearFaults('/receipts');
     fixture.release();

@@ -8,9 +8,9 @@
  *   (ApplicationExitInfo.REASON_USER_REQUESTED), marks the package stopped and sends
  *   ACTION_PACKAGE_RESTARTED, on which JobSchedulerService cancels the package's jobs and
  *   NotificationManagerService cancels its notifications (REASON_PACKAGE_CHANGED); android-facts §6.
- * - ActivityManagerService.killBackgroundProcesses: only processes at or below
- *   ProcessList.SERVICE_ADJ importance die (REASON_USER_REQUESTED, SUBREASON_KILL_BACKGROUND,
- *   "kill background"); a process showing the top activity is not background and survives.
+ * - ActivityManagerService.killBackgroundProcesses: only processes whose oom_adj is at least
+ *   ProcessList.SERVICE_ADJ die (REASON_USER_REQUESTED, "kill background"); a process showing the
+ *   top activity or running a job survives. See `oomAdj` and `killBackground` for the sources.
  * - Broadcasts to manifest receivers skip stopped packages unless the intent carries
  *   FLAG_INCLUDE_STOPPED_PACKAGES, and since API 26 implicit broadcasts (no package, no
  *   component) do not reach manifest receivers ("Background execution not allowed").
@@ -89,6 +89,39 @@ export interface ActivityManagerDeps {
   onProcessStarted?(record: ProcessRecord): void;
   /** Identity hashes for the records `dumpsys activity` prints. */
   nextIdentityHash?(): number;
+  /**
+   * True while JobSchedulerService has a job of `uid` executing (JobServiceContext holds its
+   * JobService bound from system_server, from bindServiceAsUser to unbind after jobFinished).
+   */
+  isJobBound(uid: number): boolean;
+}
+
+/**
+ * The ProcessList oom_adj levels the model assigns (lower = more important). Values read in
+ * services/core/java/com/android/server/am/ProcessList.java: API 30 Ankits-lab/frameworks_base
+ * @150a9240 and API 34 yaap/frameworks_base @0533cfa1 (identical for these constants).
+ */
+export const OomAdj = {
+  /** The process running the current foreground (top) activity. */
+  FOREGROUND_APP_ADJ: 0,
+  /** Activities visible but not on top (the model has no such state: no split screen, no dialogs over other apps). */
+  VISIBLE_APP_ADJ: 100,
+  /** A foreground service ("fg-service"). */
+  PERCEPTIBLE_APP_ADJ: 200,
+  /** Bound by the system with BIND_NOT_PERCEPTIBLE: a JobService while its job runs. */
+  PERCEPTIBLE_LOW_APP_ADJ: 250,
+  /** A started service with recent activity; also killBackgroundProcesses' minOomAdj. */
+  SERVICE_ADJ: 500,
+  /** The app the user was in before (its activities stopped, e.g. after HOME). */
+  PREVIOUS_APP_ADJ: 700,
+  /** Cached: nothing above applies (no activity, service or job). */
+  CACHED_APP_MIN_ADJ: 900,
+} as const;
+
+/** A process's oom_adj and the OomAdjuster adjType that explains it. */
+export interface ProcessImportance {
+  readonly adj: number;
+  readonly adjType: 'top-activity' | 'fg-service' | 'service' | 'started-services' | 'previous' | 'cch-empty';
 }
 
 export class ActivityManagerService {
@@ -254,14 +287,50 @@ export class ActivityManagerService {
     this.topPackage = undefined;
   }
 
-  /** `am force-stop PKG`. */
+  /**
+   * The process's oom_adj, as OomAdjuster.computeOomAdjLocked/LSP would set it, for the states
+   * the model has (services/core/java/com/android/server/am/OomAdjuster.java, API 30
+   * Ankits-lab/frameworks_base @150a9240, and a later copy of computeOomAdjLSP in the code index):
+   * - the top activity: FOREGROUND_APP_ADJ, adjType "top-activity";
+   * - a foreground service: PERCEPTIBLE_APP_ADJ, "fg-service";
+   * - a running job: JobServiceContext.executeRunnableJob binds the JobService with
+   *   BIND_AUTO_CREATE | BIND_NOT_FOREGROUND | BIND_NOT_PERCEPTIBLE (apex/jobscheduler/service/
+   *   java/com/android/server/job/JobServiceContext.java, API 30 Ankits-lab @150a9240; API 34+
+   *   yaap/frameworks_base @3ddcaa00 for regular jobs, expedited ones get BIND_ALMOST_PERCEPTIBLE
+   *   = 225, not modelled), and the service-connection loop raises a process bound with
+   *   BIND_NOT_PERCEPTIBLE by a client with `clientAdj <= PERCEPTIBLE_APP_ADJ` (system_server,
+   *   SYSTEM_ADJ -900) to PERCEPTIBLE_LOW_APP_ADJ, adjType "service";
+   * - a started service: at most SERVICE_ADJ ("started-services", within MAX_SERVICE_INACTIVITY;
+   *   the model keeps the service's activity recent);
+   * - activities created but not on top (after HOME): PREVIOUS_APP_ADJ, "previous";
+   * - otherwise cached: CACHED_APP_MIN_ADJ ("cch-empty"; the exact slot in 900..999 is not modelled).
+   */
+  oomAdj(record: ProcessRecord): ProcessImportance {
+    const pkg = record.pkg.packageName;
+    if (this.topPackage === pkg) return { adj: OomAdj.FOREGROUND_APP_ADJ, adjType: 'top-activity' };
+    const services = this.services.get(pkg) ?? [];
+    if (services.some((sr) => sr.isForeground)) return { adj: OomAdj.PERCEPTIBLE_APP_ADJ, adjType: 'fg-service' };
+    if (this.deps.isJobBound(record.process.uid)) return { adj: OomAdj.PERCEPTIBLE_LOW_APP_ADJ, adjType: 'service' };
+    if (services.length > 0) return { adj: OomAdj.SERVICE_ADJ, adjType: 'started-services' };
+    if (record.activities.size > 0) return { adj: OomAdj.PREVIOUS_APP_ADJ, adjType: 'previous' };
+    return { adj: OomAdj.CACHED_APP_MIN_ADJ, adjType: 'cch-empty' };
+  }
+
+  /**
+   * `am force-stop PKG`: the process dies whatever its importance, running job or top activity
+   * included: ActivityManagerService.forceStopPackageLocked kills through
+   * killPackageProcessesLocked/LSP with minOomAdj = ProcessList.INVALID_ADJ (-10000; A11- and
+   * A14-era AMS copies in the code index, INVALID_ADJ in yaap/frameworks_base ProcessList.java
+   * @0533cfa1). Jobs and notifications go with ACTION_PACKAGE_RESTARTED.
+   */
   forceStop(packageName: string, reason = 'from pid 0'): void {
     const pkg = this.deps.packages.get(packageName);
     if (pkg === undefined) return;
     this.deps.log.slog(LogPriority.I, TAG, `Force stopping ${packageName} appid=${pkg.uid} user=0: ${reason}`);
     const record = this.processOf(packageName);
     if (record !== undefined) {
-      this.deps.log.slog(LogPriority.I, TAG, `Killing ${record.process.pid}:${record.process.name}/${formatUid(pkg.uid)} (adj 0): stop ${packageName} due to ${reason}`);
+      const { adj } = this.oomAdj(record);
+      this.deps.log.slog(LogPriority.I, TAG, `Killing ${record.process.pid}:${record.process.name}/${formatUid(pkg.uid)} (adj ${adj}): stop ${packageName} due to ${reason}`);
       this.recordExit(packageName, record.process.pid, ExitReason.USER_REQUESTED, `stop ${packageName} due to ${reason}`);
       record.process.kill('force-stop');
     }
@@ -270,12 +339,23 @@ export class ActivityManagerService {
     this.deps.onPackageRestarted(packageName);
   }
 
-  /** `am kill PKG`: killBackgroundProcesses. Returns true when a process died. */
+  /**
+   * `am kill PKG`: ActivityManagerService.killBackgroundProcesses kills through
+   * ProcessList.killPackageProcessesLocked/LSP(packageName, appId, userId, ProcessList.SERVICE_ADJ,
+   * REASON_USER_REQUESTED, …, "kill background"), which skips every process whose setAdj is
+   * below minOomAdj (`if (app.mState.getSetAdj() < minOomAdj) continue;`). Read in
+   * services/core/java/com/android/server/am/ActivityManagerService.java and ProcessList.java:
+   * API 30 Ankits-lab/frameworks_base @150a9240 (killPackageProcessesLocked, SUBREASON_UNKNOWN),
+   * API 34 yaap/frameworks_base @0533cfa1 (killPackageProcessesLSP, SUBREASON_KILL_BACKGROUND).
+   * So the top app (adj 0) and a process running a job (adj 250) survive; an idle background
+   * process (previous 700, cached 900) dies. Returns true when a process died.
+   */
   killBackground(packageName: string): boolean {
     const record = this.processOf(packageName);
     if (record === undefined) return false;
-    if (this.topPackage === packageName) return false;
-    this.deps.log.slog(LogPriority.I, TAG, `Killing ${record.process.pid}:${record.process.name}/${formatUid(record.pkg.uid)} (adj 700): kill background`);
+    const { adj } = this.oomAdj(record);
+    if (adj < OomAdj.SERVICE_ADJ) return false;
+    this.deps.log.slog(LogPriority.I, TAG, `Killing ${record.process.pid}:${record.process.name}/${formatUid(record.pkg.uid)} (adj ${adj}): kill background`);
     this.recordExit(packageName, record.process.pid, ExitReason.USER_REQUESTED, 'kill background');
     record.process.kill('kill background');
     return true;

@@ -104,6 +104,8 @@ export class AndroidSystem {
       spawnProcess: (spec) => processTableOf(device).spawn({ name: spec.name, uid: spec.uid, ppid: ZYGOTE_PID, startMs: spec.startMs, onSignal: spec.onSignal }),
       onProcessStarted: (record) => this.listeners.onProcessStarted(record),
       nextIdentityHash: () => this.hashes.next(),
+      // JobServiceContext keeps the JobService bound while the job executes (process importance).
+      isJobBound: (uid) => this.jobs.all().some((js) => js.callingUid === uid && js.active),
     });
     this.listeners = new NotificationListeners(this);
     this.instrumentation = new InstrumentationController(this);
@@ -201,7 +203,14 @@ export class AndroidSystem {
     }
   }
 
-  /** `pm clear`: force-stop, wipe the data directory, drop notification channels. */
+  /**
+   * `pm clear`: force-stop, reset the runtime permissions, wipe the data directory, drop
+   * notification channels. PackageManagerService.clearApplicationUserDataLIF calls
+   * mPermissionManager.resetRuntimePermissions(pkg, userId) before clearAppDataLIF
+   * (services/core/java/com/android/server/pm/PackageManagerService.java: API 33
+   * AOSP-TIRAMISU-x3/frameworks_base @564d095d, API 34 LOS21-pre-QPR2/android_frameworks_base
+   * @029eb1a2); what the reset does is PackageManagerService.resetRuntimePermissions.
+   */
   async clearData(packageName: string): Promise<boolean> {
     const state = this.packages.get(packageName);
     if (state === undefined) return false;
@@ -209,6 +218,7 @@ export class AndroidSystem {
     this.jobs.cancelJobsForPackage(packageName, 'clear data');
     this.notifications.cancelAllForPackage(packageName, CancelReason.CLEAR_DATA);
     this.notifications.clearChannels(packageName);
+    this.packages.resetRuntimePermissions(packageName);
     const dataDir = `/data/data/${packageName}`;
     if (!state.system) {
       for (const entry of await this.device.fs.readdir(dataDir, Uid.root)) {

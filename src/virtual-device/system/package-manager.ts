@@ -183,6 +183,25 @@ export class PackageManagerService {
     return [...this.packages.values()];
   }
 
+  /**
+   * `pm clear`'s permission reset: PermissionManagerServiceImpl.resetRuntimePermissionsInternal,
+   * which PermissionManagerService.resetRuntimePermissions delegates to
+   * (aosp-mirror/platform_frameworks_base services/core/java/com/android/server/pm/permission/
+   * PermissionManagerServiceImpl.java @0243d061). For every requested runtime permission the
+   * user-settable flags are cleared; SYSTEM_FIXED/POLICY_FIXED ones are left alone,
+   * GRANTED_BY_DEFAULT/GRANTED_BY_ROLE ones are granted again, a legacy app (targetSdk < 23) is
+   * marked REVIEW_REQUIRED and keeps its grant, and every other one is revoked
+   * (revokeRuntimePermissionInternal). The model's apps hold no fixed, default or role grants, so
+   * a runtime permission is revoked unless the app targets SDK < 23. Only permissions that are
+   * runtime on this API level are in `runtimePermissions` (POST_NOTIFICATIONS from 33), so on
+   * API 30 nothing changes. Called by `pm clear` (AndroidSystem.clearData).
+   */
+  resetRuntimePermissions(packageName: string): void {
+    const p = this.packages.get(packageName);
+    if (p === undefined || p.targetSdk < 23) return;
+    for (const perm of p.runtimePermissions.keys()) p.runtimePermissions.set(perm, false);
+  }
+
   /** AppOps/permission check NMS uses (PermissionHelper.hasPermission): always true below 33. */
   hasPostNotifications(packageName: string): boolean {
     if (this.apiLevel < 33) return true;
