@@ -25,8 +25,9 @@ describe('runtime permissions around pm clear (virtual device, real adb)', funct
 
   for (const api of [33, 34]) {
     it(`API ${api}: first-install and cold-process see the app's posts after pm clear, and the grant is there after the run`, async () => {
-      const d = await lab.devices.start({ api });
+      const d = await lab.devices.start({ apiLevel: api });
       await lab.adb.connect(d.serial);
+      expect((await lab.adb.adb(['-s', d.serial, 'shell', 'getprop ro.build.version.sdk'])).stdout.toString('utf8').trim()).to.equal(String(api));
       await lab.adb.adb(['-s', d.serial, 'shell', `pm grant ${PKG} android.permission.POST_NOTIFICATIONS`]);
       expect(await grantLine(d.serial)).to.match(GRANTED);
       const out = join(lab.work, `api${api}`);
