@@ -1,5 +1,5 @@
 /**
- * dedup-verify on device farms through WebdriverIO (docs/readme/farms.md): the scenarios of
+ * dedup-verify on device farms through WebdriverIO (docs/farms.md): the scenarios of
  * src/scenarios run from specs/device/ under WebdriverIO's mocha framework, one worker per
  * capability, one capability per device.
  *
@@ -8,7 +8,7 @@
  * Environment:
  * - DV_WDIO_UDIDS (required): comma-separated adb serials, one worker each.
  * - DV_CONFIG: the dedup-verify config file (default ./dedup-verify.config.json).
- * - DV_SCENARIOS: comma-separated scenario names (default: all of DESIGN.md §6).
+ * - DV_SCENARIOS: comma-separated scenario names (default: all of docs/design.md §6).
  * - DV_WDIO_HOSTNAME / DV_WDIO_PORT / DV_WDIO_PATH / DV_WDIO_PROTOCOL: a remote Appium server or
  *   hub (Selenium Grid 4, appium-device-farm, a cloud farm); without DV_WDIO_HOSTNAME a local
  *   Appium server is started by @wdio/appium-service with `--allow-insecure

@@ -49,7 +49,7 @@ const text = [
   '',
   `Measured ${new Date().toISOString().slice(0, 10)} with \`node --import tsx bench/matrix.ts\`: the whole suite on a fresh virtual device (API 34) per bug switch.`,
   '',
-  '| bug switch | must fail (DESIGN.md §6) | caught | also fails | suite time |',
+  '| bug switch | must fail (docs/design.md §6) | caught | also fails | suite time |',
   '| --- | --- | --- | --- | --- |',
   ...rows,
   '',

@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (node --import tsx bench/run.ts): runs the benchmarks and writes
- * bench/results.md (every figure with the command that reproduces it) and docs/readme/bench.md
- * (the README's "Speed" section, quoting the same figures).
+ * bench/results.md (every figure with the command that reproduces it) and docs/speed.md
+ * (the speed page the README links to, quoting the same figures).
  *
  *   npm run bench                       all benchmarks
  *   npm run bench -- --only NAME        one (repeatable, or NAME,NAME); other sections are kept
@@ -26,7 +26,7 @@ import { suite } from './suite.js';
 
 const BENCHMARKS: readonly Benchmark[] = [forcedRun, suite, check, dbPull, startup, adbThroughput];
 const RESULTS = join(ROOT, 'bench', 'results.md');
-const README_SECTION = join(ROOT, 'docs', 'readme', 'bench.md');
+const README_SECTION = join(ROOT, 'docs', 'speed.md');
 
 interface Args {
   only: string[];
@@ -126,11 +126,11 @@ function renderReadme(machine: Machine, stored: Map<string, Stored>): string {
     return `| ${README_WHAT[b.name] ?? b.title} | ${s?.headline ?? 'not measured yet'} | \`${s?.command ?? `npm run bench -- --only ${b.name}`}\` |`;
   });
   return [
-    '## Speed',
+    '# Speed',
     '',
     'A device suite is trusted when it is fast and never waits for nothing. `npm run bench` measures',
     'the harness against the device\'s own work and writes every figure, with its spread, the machine',
-    'and the exact command, to [bench/results.md](bench/results.md). Each benchmark starts its own adb',
+    'and the exact command, to [bench/results.md](../bench/results.md). Each benchmark starts its own adb',
     'server on a free port and its own virtual devices, and stops only those; benchmarks are not part',
     'of `npm test`.',
     '',
@@ -150,7 +150,7 @@ function renderReadme(machine: Machine, stored: Map<string, Stored>): string {
     'legs interleaved, each starting from the same state and each required to post and record the same',
     'three items) and reported as the median of the pairs; the target is 1.3× at most. The harness makes',
     'about as many round trips as the script, each over one long-lived adbkit connection where the script',
-    'starts an `adb` client process per command. [bench/results.md](bench/results.md) lists the services',
+    'starts an `adb` client process per command. [bench/results.md](../bench/results.md) lists the services',
     'each side opens, the round trips of every scenario, and what the figures show to be waste, priced as',
     'count × unit cost.',
     '',
@@ -162,7 +162,7 @@ async function main(): Promise<number> {
   if (args.help || args.list) {
     const names = BENCHMARKS.map((b) => `  ${b.name.padEnd(16)} ${b.summary}`).join('\n');
     process.stdout.write(
-      args.list ? `${names}\n` : `usage: npm run bench [-- --only NAME[,NAME]] [--quick] [--list]\n\nbenchmarks:\n${names}\n\nwrites bench/results.md and docs/readme/bench.md\n`,
+      args.list ? `${names}\n` : `usage: npm run bench [-- --only NAME[,NAME]] [--quick] [--list]\n\nbenchmarks:\n${names}\n\nwrites bench/results.md and docs/speed.md\n`,
     );
     return 0;
   }

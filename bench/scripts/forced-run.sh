@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One forced run of the reference app's periodic work with nothing but raw `adb` commands
-# (DESIGN.md §3), as a person would script it: the job id from dumpsys, the clock past the
+# (docs/design.md §3), as a person would script it: the job id from dumpsys, the clock past the
 # schedule guard, `cmd jobscheduler run -f`, WorkManager's result line, then the rows (run-as cat
 # of the database and its -wal, read with the host's sqlite3) and the posts
 # (`notification_enqueue` in the events buffer).

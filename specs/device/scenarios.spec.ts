@@ -1,5 +1,5 @@
 /**
- * The dedup-verify scenarios (src/scenarios, DESIGN.md §6) on one device, run by WebdriverIO's
+ * The dedup-verify scenarios (src/scenarios, docs/design.md §6) on one device, run by WebdriverIO's
  * mocha framework: wdio.conf.ts starts one worker per capability (one device each), and in that
  * worker this file leases the device, runs every selected scenario as a test, and restores the
  * device. A scenario verdict of `fail` fails its test with the anomalies in the message;

@@ -23,7 +23,7 @@ describe('runtime permissions around pm clear (virtual device, real adb)', funct
     return dump.split('\n').find((l) => l.includes('android.permission.POST_NOTIFICATIONS:'))?.trim() ?? '(none)';
   }
 
-  for (const api of [33, 34]) {
+  for (const api of [33, 34] as const) {
     it(`API ${api}: first-install and cold-process see the app's posts after pm clear, and the grant is there after the run`, async () => {
       const d = await lab.devices.start({ apiLevel: api });
       await lab.adb.connect(d.serial);

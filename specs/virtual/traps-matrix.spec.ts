@@ -1,5 +1,5 @@
 /**
- * Every bug switch of the reference app is caught by the scenarios DESIGN.md §6 names for it,
+ * Every bug switch of the reference app is caught by the scenarios docs/design.md §6 names for it,
  * and the correct app passes every scenario, repeatedly (kill points included). Runs the real
  * CLI (`run --virtual`) against embedded virtual devices through a private adb server.
  */

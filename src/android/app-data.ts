@@ -1,5 +1,5 @@
 /**
- * An app's private files through `run-as` (DESIGN.md §4, §8; android-facts.md §6).
+ * An app's private files through `run-as` (docs/design.md §4, §8; android-facts.md §6).
  *
  * Reading: `run-as PKG cat PATH` over the shell (binary-safe: shell v2 raw mode, or the legacy
  * marker mode, never a PTY). A SQLite database in WAL mode keeps committed pages in `-wal`
@@ -7,7 +7,7 @@
  * '<database>-wal' file", sqlite.org wal docs), so a database is always copied with its `-wal`
  * and `-shm` into one host directory and opened there; a missing `-wal` is fine.
  *
- * Deleting rows is done on a copy (DESIGN.md §8): force-stop the app (writing under a running
+ * Deleting rows is done on a copy (docs/design.md §8): force-stop the app (writing under a running
  * app bypasses Room's invalidation tracker), back up the three files on the host, delete in a
  * host copy and checkpoint it into the main file, write the main file back, remove the stale
  * `-wal`/`-shm`/`-journal` (SQLite would replay an old WAL onto the new file), and read it back

@@ -1,5 +1,5 @@
 /**
- * Validation of names that go into device commands (DESIGN.md §8). Values are also quoted
+ * Validation of names that go into device commands (docs/design.md §8). Values are also quoted
  * (shell-quote.ts); validating first gives a clear error naming the bad value instead of a
  * confusing device-side failure.
  */

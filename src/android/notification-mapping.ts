@@ -1,5 +1,5 @@
 /**
- * Which feed item a posted notification stands for (DESIGN.md §4, config `notifications.match`):
+ * Which feed item a posted notification stands for (docs/design.md §4, config `notifications.match`):
  * - `hashcode-id`: the notification id is Java `String.hashCode()` of the item key (the link);
  * - `tag`: the notification tag is the item key;
  * - `title`: the notification's `android.title` is the item title.

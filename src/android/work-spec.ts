@@ -1,6 +1,6 @@
 /**
  * WorkManager's WorkSpec as stored in `androidx.work.workdb` and the one computation the
- * harness needs from it: when WorkerWrapper will let a run through (DESIGN.md §3).
+ * harness needs from it: when WorkerWrapper will let a run through (docs/design.md §3).
  *
  * Integer encodings: androidx `work/work-runtime/src/main/java/androidx/work/impl/model/
  * WorkTypeConverters.kt` @5491d79b (state ENQUEUED 0 … CANCELLED 5; backoff EXPONENTIAL 0,

@@ -1,11 +1,11 @@
 /**
- * The checker (DESIGN.md §5): a pure function of the history. It imports nothing that does I/O.
+ * The checker (docs/design.md §5): a pure function of the history. It imports nothing that does I/O.
  *
  * It reads the events once, in file order, and keeps one small record per distinct item (its
  * latest publication and the state of its current epoch) plus the runs in progress, so memory
  * is bounded by the number of distinct items, not by the number of events.
  *
- * Readings of DESIGN.md §5 made precise here:
+ * Readings of docs/design.md §5 made precise here:
  * - Runs are numbered in start order (the recorder numbers them 1, 2, 3, ...): "a later run" is
  *   a greater run number. A `run-started` whose number is not greater than every run started
  *   before makes the history inconsistent (verdict unknown). Events of a run that never

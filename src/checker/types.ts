@@ -1,5 +1,5 @@
 /**
- * The checker's vocabulary (DESIGN.md §5). Every word below is defined once, here, and used
+ * The checker's vocabulary (docs/design.md §5). Every word below is defined once, here, and used
  * with exactly this meaning in code, reports and docs:
  *
  * - eligible: a `published` item with a non-empty key and `publishedAt > 0` that a run fetched

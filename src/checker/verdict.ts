@@ -9,7 +9,7 @@ export function mergeVerdicts(verdicts: Iterable<Verdict>): Verdict {
   return merged;
 }
 
-/** The exit code of DESIGN.md §9 for a verdict: 0 pass, 1 fail, 2 unknown. */
+/** The exit code of docs/design.md §9 for a verdict: 0 pass, 1 fail, 2 unknown. */
 export function exitCodeFor(verdict: Verdict): 0 | 1 | 2 {
   switch (verdict) {
     case 'pass':

@@ -1,5 +1,5 @@
 /**
- * CLI wiring (DESIGN.md §9). The only place that turns outcomes into exit codes:
+ * CLI wiring (docs/design.md §9). The only place that turns outcomes into exit codes:
  * 0 every property verified, 1 a property was violated, 2 could not decide (usage or config
  * error, device or infrastructure failure, refused run). Command bodies live in
  * ./commands/<name>.ts and are loaded lazily, so `--help` answers at once and `check`/`lint`
@@ -24,7 +24,7 @@ const defaultIo: CliIo = {
 };
 
 /**
- * Scenario names for `run --help` (DESIGN.md §6). Listed here rather than imported so that
+ * Scenario names for `run --help` (docs/design.md §6). Listed here rather than imported so that
  * `--help` loads no scenario code; specs/unit/cli/help.spec.ts keeps it equal to SCENARIO_NAMES.
  */
 export const HELP_SCENARIO_NAMES = [

@@ -2,7 +2,7 @@
  * Validation of `dedup-verify.config.json`, hand-written so each error names the JSON path, the
  * value found and the fix, on one line. Values that reach a device shell or an SQL statement
  * (package, activity, unique work name, database path, table and column, channel) are held to
- * conservative character sets here (DESIGN.md §8: no injection through config).
+ * conservative character sets here (docs/design.md §8: no injection through config).
  */
 import { ConfigError } from '../errors.js';
 import { CONFIG_DEFAULTS, FeedFormat, NotificationMatch, type Config } from './types.js';

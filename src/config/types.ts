@@ -7,7 +7,7 @@
 export const FeedFormat = { Rss: 'rss', Atom: 'atom' } as const;
 export type FeedFormat = (typeof FeedFormat)[keyof typeof FeedFormat];
 
-/** How a posted notification is mapped back to a feed item (DESIGN.md §4). */
+/** How a posted notification is mapped back to a feed item (docs/design.md §4). */
 export const NotificationMatch = { HashcodeId: 'hashcode-id', Tag: 'tag', Title: 'title' } as const;
 export type NotificationMatch = (typeof NotificationMatch)[keyof typeof NotificationMatch];
 

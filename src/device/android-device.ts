@@ -1,5 +1,5 @@
 /**
- * The one interface the harness uses to talk to a device (DESIGN.md §1, §2). Implementations
+ * The one interface the harness uses to talk to a device (docs/design.md §1, §2). Implementations
  * are named after their mechanism: `AdbDevice` (adb server + @devicefarmer/adbkit) and, later,
  * `AppiumDevice`. Everything in src/android/ is written against this interface only.
  *

@@ -1,6 +1,6 @@
 /**
  * The capabilities a dedup-verify session asks of the Appium UiAutomator2 driver (8.x), each for a
- * reason (appium-session.md §2.1; docs/readme/farms.md lists them for CI engineers):
+ * reason (appium-session.md §2.1; docs/farms.md lists them for CI engineers):
  * - no `app`/`appPackage`: the app under test is already installed (a debuggable build); the
  *   harness starts and stops it itself, so the driver must not install, reset or launch anything;
  * - `appium:noReset`: never `pm clear` the app (its database is what is being verified);

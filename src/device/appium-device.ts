@@ -1,5 +1,5 @@
 /**
- * AndroidDevice over an Appium UiAutomator2 WebDriver session (DESIGN.md §2), for device farms
+ * AndroidDevice over an Appium UiAutomator2 WebDriver session (docs/design.md §2), for device farms
  * where a WebDriver endpoint (Appium server, Selenium Grid 4 relay, appium-device-farm, a cloud
  * farm) is what there is.
  *
@@ -22,7 +22,7 @@
  *   `streamShell` throws and `readLog` offers the dump-based read (see its comment).
  * - `reverse` / `listReverses` / `removeReverse`: `adb reverse` is a function of the adb server
  *   and adbd; neither Appium nor the UiAutomator2 driver exposes it. Without a companion the
- *   fixture server must be reachable from the device another way (docs/readme/farms.md).
+ *   fixture server must be reachable from the device another way (docs/farms.md).
  *
  * webdriverio is loaded only by `AppiumDevice.connect` (dynamic import): nothing on the adb
  * path loads it.
@@ -122,7 +122,7 @@ export const STREAMING_LIMIT =
   'A streaming shell command (the logcat stream of the harness) cannot travel over WebDriver: `mobile: shell` returns only when the command exits, and `mobile: startLogsBroadcast` only relays the log Appium captures itself (default buffers, no `events` buffer). Give the session an adb connection to the device (DV_ADB_HOST/DV_ADB_PORT for wdio.conf.ts), or read the log in steps with AppiumDevice.readLog.';
 
 export const REVERSE_LIMIT =
-  '`adb reverse` is a function of the adb server, which WebDriver does not expose. Give the session an adb connection to the device (DV_ADB_HOST/DV_ADB_PORT for wdio.conf.ts), or make the fixture server reachable from the device another way (10.0.2.2 from an emulator, a reverse rule set up on the farm host): see docs/readme/farms.md.';
+  '`adb reverse` is a function of the adb server, which WebDriver does not expose. Give the session an adb connection to the device (DV_ADB_HOST/DV_ADB_PORT for wdio.conf.ts), or make the fixture server reachable from the device another way (10.0.2.2 from an emulator, a reverse rule set up on the farm host): see docs/farms.md.';
 
 export class AppiumDevice implements AndroidDevice {
   readonly serial: string;

@@ -1,5 +1,5 @@
 /**
- * Quoting of values that reach the device shell (DESIGN.md §8: no shell injection through
+ * Quoting of values that reach the device shell (docs/design.md §8: no shell injection through
  * config). Android's /system/bin/sh is mksh; inside single quotes mksh treats every byte
  * literally except the closing quote, so a value is wrapped in '…' and each embedded ' is
  * written as '\'' (close, escaped quote, reopen). A NUL byte cannot be carried in a C string

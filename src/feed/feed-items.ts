@@ -29,7 +29,7 @@ export const UNPARSEABLE_DATE_TEXT = 'not a date at all';
 
 /**
  * The key the checker and the journal use for an item: its link, or "" when the link is
- * missing (DESIGN.md §5, `published.item`).
+ * missing (docs/design.md §5, `published.item`).
  */
 export function itemKey(item: FeedItem): string {
   return item.link ?? '';

@@ -1,8 +1,8 @@
 /**
- * The history format (DESIGN.md §5): JSON Lines, one event per line, times `t` in device epoch
+ * The history format (docs/design.md §5): JSON Lines, one event per line, times `t` in device epoch
  * milliseconds. This module is pure (types and field validation, no I/O): the checker imports it.
  *
- * Besides the fields of DESIGN.md §5, every timed event may carry `device` (the adb serial it
+ * Besides the fields of docs/design.md §5, every timed event may carry `device` (the adb serial it
  * was observed on) and `evidence` (the raw lines it was derived from: a logcat line, a journal
  * entry, a database row), which reports show next to the anomalies. `fetched.status` 0 means the
  * request got no HTTP response (connection refused, reset or timed out). `shed` may name the

@@ -1,5 +1,5 @@
 /**
- * Reading and writing histories as JSON Lines (DESIGN.md §5). The reader streams (readline over
+ * Reading and writing histories as JSON Lines (docs/design.md §5). The reader streams (readline over
  * a file stream) so a history of millions of events is checked in bounded memory; every problem
  * names the file, the line and the fix.
  */
@@ -10,7 +10,7 @@ import { finished } from 'node:stream/promises';
 import { EXAMPLE_EVENTS, parseHistoryEvent, type HistoryEvent } from './events.js';
 import { HistoryError } from './history-error.js';
 
-const FORMAT_HINT = 'each line must be one JSON event as in DESIGN.md §5';
+const FORMAT_HINT = 'each line must be one JSON event as in docs/design.md §5';
 
 function describeFsError(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;

@@ -1,7 +1,7 @@
 /**
  * What report.html draws, built from report.json and the history in one pass, in bounded
  * memory: the history is cut into segments at its `config` lines (one per scenario and device,
- * DESIGN.md §5), each segment becomes columns (a run, or what happened between runs) and lanes
+ * docs/design.md §5), each segment becomes columns (a run, or what happened between runs) and lanes
  * (one per item), and each segment is matched to its scenario entry in the report. Pure: the
  * caller feeds events from memory or from a stream (src/history/jsonl.ts readHistory).
  *

@@ -1,5 +1,5 @@
 /**
- * report.html (DESIGN.md §9): one self-contained page (inline CSS, no script, no URL to fetch;
+ * report.html (docs/design.md §9): one self-contained page (inline CSS, no script, no URL to fetch;
  * a Content-Security-Policy forbids any load) that tells what happened: the verdict with the
  * device and app facts, the verdict table (scenario × device), the failing findings up front,
  * and per scenario and device a timeline of runs, clock moves, fetches, posts and rows with
@@ -31,7 +31,7 @@ export const HISTORY_FILE = 'history.jsonl';
 /** Findings listed at the top of the page, per scenario entry. */
 const FINDINGS_PER_ENTRY = 6;
 
-/** The verdict words of the report, defined once (DESIGN.md §5). */
+/** The verdict words of the report, defined once (docs/design.md §5). */
 const GLOSSARY: readonly (readonly [string, string])[] = [
   ['eligible', 'a published item with a link and a parseable date that a run fetched while it was inside the window, in a run that did not end killed or refused before handling it'],
   ['lost', 'eligible in an epoch, never notified in that epoch'],

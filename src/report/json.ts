@@ -1,4 +1,4 @@
-/** report.json (DESIGN.md §9): written whole, read back with a shape check. */
+/** report.json (docs/design.md §9): written whole, read back with a shape check. */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { DedupVerifyError, ErrorCode } from '../errors.js';
 import type { RunReport } from './types.js';

@@ -1,5 +1,5 @@
 /**
- * The shape of `report.json` (DESIGN.md §9), which the JUnit, console and HTML reporters read.
+ * The shape of `report.json` (docs/design.md §9), which the JUnit, console and HTML reporters read.
  * Field names are a contract: `verdict`, `device`, `app`, `scenarios[]` with `name`, `verdict`,
  * `durationMs`, `counts` (`lostCount`, `duplicatedCount`, `unexpectedCount`, `outOfOrderCount`,
  * `notifiedCount`, ...) and `anomalies[]` (`kind`, `item`, `detail`).
@@ -75,7 +75,7 @@ export interface DeviceReport {
   verdict: Verdict;
   apiLevel?: number;
   model?: string;
-  /** The device could not be put back as it was (DESIGN.md §8). */
+  /** The device could not be put back as it was (docs/design.md §8). */
   tainted?: boolean;
   error?: string;
 }

@@ -254,7 +254,7 @@ export class DeviceHarness implements Harness {
     return { now: target, work };
   }
 
-  // ---------------------------------------------------------------- the forced run (DESIGN.md §3)
+  // ---------------------------------------------------------------- the forced run (docs/design.md §3)
 
   async forceRun(options: ForceRunOptions = {}): Promise<RunResult> {
     this.throwIfAborted();

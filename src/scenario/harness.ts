@@ -1,7 +1,7 @@
 /**
  * The harness API scenarios use. It is implemented over adb (DeviceHarness) and, in unit
  * specs, by a recording fake. Every method that changes device state is undone by the runner
- * (DESIGN.md §8); scenarios never restore anything themselves.
+ * (docs/design.md §8); scenarios never restore anything themselves.
  *
  * Scenarios act and observe; they never judge. Everything a read returns is also recorded in
  * the history (a `schedule`, `rows` or `schema` event; requests and backend effects as they
@@ -147,7 +147,7 @@ export interface Harness {
    * feed was served.
    */
   openGuard(): Promise<number>;
-  /** The forced-run primitive of DESIGN.md §3: opens the guard, runs, waits, collects. */
+  /** The forced-run primitive of docs/design.md §3: opens the guard, runs, waits, collects. */
   forceRun(options?: ForceRunOptions): Promise<RunResult>;
 
   /** Deletes dedup rows (all, or these items) on a backed-up copy and records `forgotten`. */

@@ -1,5 +1,5 @@
 /**
- * Leave the device as it was found (DESIGN.md §8). Before a session changes anything global,
+ * Leave the device as it was found (docs/design.md §8). Before a session changes anything global,
  * it records what it will change: auto_time and the clock, the adb reverse rules, whether the
  * app was stopped, and a copy of the app's data directory. The record is written to a state file first, so that
  * `dedup-verify restore` can finish the job after a crash; `restoreDevice` puts everything

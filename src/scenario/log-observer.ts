@@ -1,5 +1,5 @@
 /**
- * One logcat stream for the whole session (DESIGN.md §4): the events buffer for every
+ * One logcat stream for the whole session (docs/design.md §4): the events buffer for every
  * `notification_enqueue`, the main buffer for WorkManager's result lines and the system buffer
  * for NotificationManagerService's warnings. Lines are kept in arrival order with a sequence
  * number, so a forced run takes exactly the lines between its start and its end, whatever the

@@ -1,5 +1,5 @@
 /**
- * The scenario contract. A scenario is a module in src/scenarios/ (DESIGN.md §6) that drives a
+ * The scenario contract. A scenario is a module in src/scenarios/ (docs/design.md §6) that drives a
  * device only through the Harness (which speaks adb and the fixture server) and leaves its
  * observations in the history. It names the property checks it exercises; the verdict comes
  * from the checker over that history alone (src/checker/compose.ts), the same one
@@ -17,7 +17,7 @@ export interface ScenarioNeeds {
 }
 
 export interface Scenario {
-  /** Stable name (DESIGN.md §6); also the file name in src/scenarios/. */
+  /** Stable name (docs/design.md §6); also the file name in src/scenarios/. */
   readonly name: string;
   /** One line: what the scenario proves. */
   readonly summary: string;

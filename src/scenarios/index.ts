@@ -1,4 +1,4 @@
-/** Every scenario, in the order DESIGN.md §6 lists them (the default run order). */
+/** Every scenario, in the order docs/design.md §6 lists them (the default run order). */
 import type { Scenario } from '../scenario/types.js';
 import { backToBack } from './back-to-back.js';
 import { dbIsTruth } from './db-is-truth.js';

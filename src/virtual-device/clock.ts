@@ -1,5 +1,5 @@
 /**
- * The device's clocks (DESIGN.md §7).
+ * The device's clocks (docs/design.md §7).
  *
  * - Wall clock (CLOCK_REALTIME, `System.currentTimeMillis()`): host time + an offset. Setting it
  *   (`date`, `cmd alarm set-time`) only moves the offset.

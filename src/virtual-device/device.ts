@@ -1,7 +1,7 @@
 /**
  * One virtual Android device: the composition of its filesystem, clock, logs, network, shell
  * and system services. adbd (adbd/) serves it over TCP; nothing outside src/virtual-device
- * (but the CLI wiring) may touch it (DESIGN.md §1).
+ * (but the CLI wiring) may touch it (docs/design.md §1).
  */
 import type { CommandRegistry, DeviceModel, LogSink, ShellIo } from './types.js';
 import { VirtualClock } from './clock.js';
@@ -22,7 +22,7 @@ export interface VirtualDeviceOptions {
   noRoot?: boolean;
   /** No sqlite3 binary on the device, as on user builds. */
   noSqlite3?: boolean;
-  /** Bug switches of the reference app (DESIGN.md §6). */
+  /** Bug switches of the reference app (docs/design.md §6). */
   bugs?: readonly string[];
   /** A label used in ro.serialno and logs. */
   serialHint?: string;

@@ -1,6 +1,6 @@
 /**
  * The seams inside the virtual device. Everything in src/virtual-device/ imports only from
- * here (and its own folders): never from the harness (DESIGN.md §1).
+ * here (and its own folders): never from the harness (docs/design.md §1).
  *
  *   adbd/      the adbd protocol (packets, transport, streams, services) -> calls Shell, VirtualFs, DeviceNetwork
  *   shell/     Android's sh and toybox; one file per binary in shell/commands/
@@ -59,7 +59,7 @@ export interface CommandRegistry {
   has(name: string): boolean;
 }
 
-/** The wall clock of the device: host time + offset (DESIGN.md §7). */
+/** The wall clock of the device: host time + offset (docs/design.md §7). */
 export interface DeviceClock {
   /** Device wall-clock time in epoch ms. */
   now(): number;

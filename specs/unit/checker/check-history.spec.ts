@@ -1,6 +1,6 @@
 /**
  * The checker in Jepsen/Elle's shape: each case is a tiny history built from the builders, and
- * the whole result is compared with deep.equal. Every definition of DESIGN.md §5 and its edge.
+ * the whole result is compared with deep.equal. Every definition of docs/design.md §5 and its edge.
  */
 import { expect } from 'chai';
 import { checkHistory, createChecker } from '../../../src/checker/index.js';

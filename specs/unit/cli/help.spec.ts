@@ -1,5 +1,5 @@
 /**
- * The CLI's help and usage errors (DESIGN.md §9): every command answers --help with exit 0, an
+ * The CLI's help and usage errors (docs/design.md §9): every command answers --help with exit 0, an
  * Examples block and every flag of the contract; commands that print results have --json;
  * unknown commands, flags and bad values are one line on stderr and exit 2. Runs main() in
  * process: parsing never reaches a command body, so nothing here touches a device.
@@ -32,7 +32,7 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   return { code, out: c.out(), err: c.err() };
 }
 
-/** DESIGN.md §9, plus --json on every command that prints results. */
+/** docs/design.md §9, plus --json on every command that prints results. */
 const CONTRACT: Readonly<Record<string, readonly string[]>> = {
   run: ['--config', '--device', '--all-devices', '--virtual', '--bug', '--scenario', '--shard', '--repeat', '--infra-retries', '--adb-host', '--adb-port', '--out', '--json'],
   check: ['--window', '--allowed-duplicates', '--json'],

@@ -1,5 +1,5 @@
 /**
- * Bad input is one line on stderr that names the fix, exit 2 (DESIGN.md §9), and is caught
+ * Bad input is one line on stderr that names the fix, exit 2 (docs/design.md §9), and is caught
  * before anything else happens: flag values and $ANDROID_ADB_SERVER_PORT before the config is
  * read, output paths before a device is inspected, bug names before a virtual device starts.
  * Runs main() in process; every case here ends before adb is reached. A history saved with a

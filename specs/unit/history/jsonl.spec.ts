@@ -48,7 +48,7 @@ describe('history: JSON Lines', () => {
   });
 
   describe('parseHistoryEvent', () => {
-    it('accepts every event type of DESIGN.md §5 and keeps extra fields', () => {
+    it('accepts every event type of docs/design.md §5 and keeps extra fields', () => {
       for (const e of EVENTS) expect(parseHistoryEvent(e)).to.deep.equal({ event: e });
       const extra = { type: 'stored', t: 1, run: 1, item: 'x', row: 7 };
       expect(parseHistoryEvent(extra)).to.deep.equal({ event: extra });
@@ -158,7 +158,7 @@ describe('history: JSON Lines', () => {
       const e = await readError(path);
       expect(e.line).to.equal(3);
       expect(e.code).to.equal('DV_HISTORY');
-      expect(e.message).to.match(new RegExp(`^history ${path} line 3: not valid JSON \\(.+\\); each line must be one JSON event as in DESIGN.md §5, e\\.g\\. \\{"type":"notified",`));
+      expect(e.message).to.match(new RegExp(`^history ${path} line 3: not valid JSON \\(.+\\); each line must be one JSON event as in docs/design.md §5, e\\.g\\. \\{"type":"notified",`));
     });
 
     it('for an event with a bad field, quoting a valid line of that type', async () => {

@@ -440,7 +440,7 @@ describe('report.html', () => {
   });
 
   describe('words', () => {
-    it('defines every verdict word of DESIGN.md §5 in the glossary', async () => {
+    it('defines every verdict word of docs/design.md §5 in the glossary', async () => {
       const f = await loadFixture('passing');
       const html = renderHtmlReport(f.report, f.history);
       for (const word of ['eligible', 'lost', 'duplicated', 'unexpected', 'out-of-order', 'recovered']) expect(html).to.include(`<dt>${word}</dt>`);

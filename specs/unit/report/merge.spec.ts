@@ -32,7 +32,7 @@ describe('report merging', () => {
       expect(mergeScenarioVerdicts([])).to.equal('unknown');
     });
 
-    it('maps verdicts to the exit codes of DESIGN.md §9', () => {
+    it('maps verdicts to the exit codes of docs/design.md §9', () => {
       expect([exitCodeFor('pass'), exitCodeFor('fail'), exitCodeFor('unknown')]).to.deep.equal([0, 1, 2]);
     });
   });

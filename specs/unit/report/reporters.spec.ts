@@ -139,7 +139,7 @@ describe('reporters', () => {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('round-trips with the DESIGN.md §9 field names', async () => {
+    it('round-trips with the docs/design.md §9 field names', async () => {
       const path = join(dir, 'report.json');
       await writeJsonReport(path, MIXED);
       const text = await readFile(path, 'utf8');

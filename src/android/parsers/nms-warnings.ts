@@ -1,6 +1,6 @@
 /**
  * NotificationManagerService log lines (tag `NotificationService`, main/system buffers) that say
- * the OS, not the app, dropped a notification (DESIGN.md §4: attribute as `os-shed`).
+ * the OS, not the app, dropped a notification (docs/design.md §4: attribute as `os-shed`).
  *
  * - 50-per-package cap, `checkDisqualifyingFeatures` (A14 LOS21-pre-QPR2/android_frameworks_base
  *   NotificationManagerService.java): `"Package has already posted or enqueued " + count +

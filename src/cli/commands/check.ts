@@ -1,6 +1,6 @@
 /**
  * `dedup-verify check HISTORY.jsonl [--window MS] [--allowed-duplicates N] [--json]`
- * (DESIGN.md §5, §9): streams a history through the checker and prints the verdict, the counts
+ * (docs/design.md §5, §9): streams a history through the checker and prints the verdict, the counts
  * and every anomaly. Returns 0 pass, 1 fail, 2 unknown; an unreadable file or a malformed line
  * throws (main prints it on one line and exits 2).
  */

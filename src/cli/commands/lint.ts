@@ -1,5 +1,5 @@
 /**
- * `dedup-verify lint PATH... [--json]` (DESIGN.md §9): static checks on the app's Kotlin and Java
+ * `dedup-verify lint PATH... [--json]` (docs/design.md §9): static checks on the app's Kotlin and Java
  * sources and Room schema JSON. One line per finding, `path:line: rule-id: message`, sorted;
  * `--json` prints `{ findings, filesScanned, unresolved }`. Returns 0 without findings, 1 with
  * findings; usage errors (a missing path, nothing to lint) are thrown as UsageError (exit 2).

@@ -1,5 +1,5 @@
 /**
- * `dedup-verify report DIR` (DESIGN.md §9): re-renders report.html and junit.xml from the
+ * `dedup-verify report DIR` (docs/design.md §9): re-renders report.html and junit.xml from the
  * report.json and history.jsonl a run wrote into DIR (for example artefacts downloaded from a
  * device farm). A missing or invalid report.json is a usage error (exit 2); a missing or broken
  * history.jsonl still gives a page, which says what it could not show. `--json` prints

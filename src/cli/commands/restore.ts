@@ -1,6 +1,6 @@
 /**
  * `dedup-verify restore [--device SERIAL] [--json]`: finishes what an interrupted run could not
- * (DESIGN.md §8): reads the state file the run wrote before it changed anything, and puts the
+ * (docs/design.md §8): reads the state file the run wrote before it changed anything, and puts the
  * clock, auto_time, reverse rules, app database and shared preferences back. `--json` prints
  * `{ restored: [{ serial, package, savedAt }], nothingToRestore: [serial], failed: [{ serial,
  * problems, stateDir }] }`; a device that could not be restored still ends with DV_RESTORE

@@ -1,5 +1,5 @@
 /**
- * `dedup-verify run` (DESIGN.md §9): resolves the config and the devices (or starts the
+ * `dedup-verify run` (docs/design.md §9): resolves the config and the devices (or starts the
  * embedded virtual device), runs the scenarios on every device in parallel (each device leased
  * by one session that restores it at the end, also on SIGINT/SIGTERM), writes the reports and
  * returns the exit code of the merged verdict.
@@ -95,7 +95,7 @@ function chooseScenarios(o: RunOptions): Scenario[] {
 }
 
 /**
- * Refuses devices an interrupted run left a state file for (DESIGN.md §8): saving them now
+ * Refuses devices an interrupted run left a state file for (docs/design.md §8): saving them now
  * would record a changed device as the original. The fix leads the message.
  */
 async function refuseUnrestored(serials: readonly string[]): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * `dedup-verify serve-feed [--port N] [--fixture NAME | --file FEED.xml]` (DESIGN.md §9): the
+ * `dedup-verify serve-feed [--port N] [--fixture NAME | --file FEED.xml]` (docs/design.md §9): the
  * fixture server on 127.0.0.1 for replaying a scenario by hand. Serves a built-in fixture
  * (fixtures/feeds/, dates relative to the start) or a file (re-read on every request, so it can
  * be edited between runs) as /feed.xml, plus the receipts backend; logs one line per request;

@@ -1,6 +1,6 @@
 /**
  * `dedup-verify virtual-device [--port N] [--count K] [--api LEVEL] [--bug NAME]… [--no-root]
- * [--no-sqlite3]` (DESIGN.md §7, §9): starts K virtual devices on consecutive 127.0.0.1 ports,
+ * [--no-sqlite3]` (docs/design.md §7, §9): starts K virtual devices on consecutive 127.0.0.1 ports,
  * prints `virtual device listening on 127.0.0.1:PORT` per device once it accepts connections,
  * and runs until SIGINT or SIGTERM, then closes every connection and removes the devices'
  * temp directories.
