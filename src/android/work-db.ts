@@ -5,7 +5,9 @@
  *
  * Tables (android-facts.md §4.2, §4.4): WorkSpec (columns renamed across schema versions:
  * `period_start_time` → `last_enqueue_time` and `period_count` added in v15, `generation` in v16,
- * `next_schedule_time_override` in v18), SystemIdInfo (`work_spec_id`, `generation`,
+ * `next_schedule_time_override` in v18; androidx `work/work-runtime/src/schemas/
+ * androidx.work.impl.WorkDatabase/{14,15,16,18}.json` @18f5bfa8, @f618fa9a, @2ecdd56a, @aa889ef7,
+ * written out per version in fixtures/workdb/schemas.json), SystemIdInfo (`work_spec_id`, `generation`,
  * `system_id` = the JobScheduler job id; PK (work_spec_id, generation)), WorkName (`name`,
  * `work_spec_id`), WorkTag (`tag`, `work_spec_id`). The job of a WorkSpec is the SystemIdInfo
  * row of the WorkSpec's current generation:
@@ -14,7 +16,7 @@
 import type Database from 'better-sqlite3';
 import type { AndroidDevice } from '../device/android-device.js';
 import { pullDatabase, withDatabase, type PulledDatabase } from './app-data.js';
-import type { WorkSpecRow } from './work-spec.js';
+import type { WorkSpecModel, WorkSpecRow } from './work-spec.js';
 
 export const WORK_DATABASE_PATH = 'no_backup/androidx.work.workdb';
 /** Java Long.MAX_VALUE: "no override" in next_schedule_time_override. */
@@ -93,9 +95,19 @@ export function findUniqueWork(snapshot: WorkDbSnapshot, name: string): UniqueWo
     }));
 }
 
+/**
+ * The scheduling model of a WorkSpec table: `last_enqueue_time` and `period_count` come together
+ * in schema v15 (AutoMigration_14_15, androidx `work/work-runtime/src/main/java/androidx/work/impl/
+ * WorkDatabaseMigrations.kt` @a9b06aaf); without them the table has `period_start_time` (≤ v14).
+ */
+export function workSpecModel(columns: ReadonlySet<string>): WorkSpecModel {
+  return columns.has('last_enqueue_time') || columns.has('period_count') ? 'last-enqueue' : 'period-start';
+}
+
 function readWorkSpecs(db: Database.Database): WorkSpecRow[] {
   const columns = new Set((db.prepare(`PRAGMA table_info("WorkSpec")`).all() as { name: string }[]).map((c) => c.name));
-  const lastEnqueue = columns.has('last_enqueue_time') ? 'last_enqueue_time' : 'period_start_time';
+  const model = workSpecModel(columns);
+  const lastEnqueue = model === 'last-enqueue' ? 'last_enqueue_time' : 'period_start_time';
   return readAll(db, 'WorkSpec').map((r) => ({
     id: String(r['id']),
     state: toNumber(r['state']),
@@ -113,6 +125,7 @@ function readWorkSpecs(db: Database.Database): WorkSpecRow[] {
       r['next_schedule_time_override'] === undefined || r['next_schedule_time_override'] === null || r['next_schedule_time_override'] === LONG_MAX
         ? null
         : toNumber(r['next_schedule_time_override']),
+    model,
   }));
 }
 
@@ -129,4 +142,4 @@ function toNumber(value: unknown): number {
   return Number(value);
 }
 
-export { calculateNextRunTime } from './work-spec.js';
+export { calculateNextRunTime, nextAllowedRunTime } from './work-spec.js';

@@ -246,7 +246,7 @@ export class DeviceHarness implements Harness {
     const work = await this.readWorkState();
     const spec = work.primary;
     if (!spec) return { now, work };
-    const due = nextRunTime(spec);
+    const due = nextRunTime(spec, now);
     if (now >= due) return { now, work };
     const target = due + 1_000;
     await this.setClock(target);
@@ -646,8 +646,8 @@ export class DeviceHarness implements Harness {
   }
 
   async readWork(label?: string): Promise<WorkSnapshot> {
-    const t = await this.deviceNow();
     const work = await this.readWorkState();
+    const t = this.deviceTimeEstimate();
     const byId = new Map<string, ScheduleSpec>();
     const named = new Set(work.namedSpecs.map((s) => s.id));
     for (const s of [...work.namedSpecs, ...work.workerSpecs]) {

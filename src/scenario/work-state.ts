@@ -5,7 +5,7 @@
 import type { AndroidDevice } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
 import { findUniqueWork, readDeviceWorkDatabase } from '../android/work-db.js';
-import { calculateNextRunTime, isPeriodic, WorkState, type WorkSpecRow } from '../android/work-spec.js';
+import { isPeriodic, nextAllowedRunTime, WorkState, type WorkSpecRow } from '../android/work-spec.js';
 import type { ScheduledSpec, WorkSnapshot } from './harness.js';
 
 const FINISHED: ReadonlySet<number> = new Set([WorkState.SUCCEEDED, WorkState.FAILED, WorkState.CANCELLED]);
@@ -29,7 +29,10 @@ export async function readWorkSnapshot(device: AndroidDevice, config: Config): P
   return { namedSpecs, workerSpecs, primary: namedSpecs[0] ?? newest };
 }
 
-/** When WorkerWrapper lets the next run through (androidx WorkSpec.calculateNextRunTime). */
-export function nextRunTime(spec: WorkSpecRow): number {
-  return calculateNextRunTime(spec);
+/**
+ * When WorkerWrapper lets the next run through at device time `now` (androidx
+ * WorkSpec.calculateNextRunTime of the workdb's schema; see nextAllowedRunTime).
+ */
+export function nextRunTime(spec: WorkSpecRow, now: number): number {
+  return nextAllowedRunTime(spec, now);
 }

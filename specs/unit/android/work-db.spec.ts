@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { findUniqueWork, readWorkDatabase } from '../../../src/android/work-db.js';
+import { findUniqueWork, readWorkDatabase, workSpecModel } from '../../../src/android/work-db.js';
 
 /** WorkSpec / SystemIdInfo / WorkName / WorkTag as androidx declares them (android-facts.md §4.2, §4.4). */
 const CURRENT_SCHEMA = `
@@ -58,6 +58,7 @@ describe('workdb reader', () => {
         periodCount: 2,
         generation: 1,
         nextScheduleTimeOverride: null,
+        model: 'last-enqueue',
       },
     ]);
     expect(findUniqueWork(snapshot, 'feed-poll')).to.deep.equal([
@@ -78,8 +79,21 @@ describe('workdb reader', () => {
       INSERT INTO SystemIdInfo VALUES ('b2', 9); INSERT INTO WorkName VALUES ('n', 'b2');`);
     db.close();
     const snapshot = readWorkDatabase(path);
-    expect(snapshot.workSpecs[0]).to.deep.include({ lastEnqueueTime: 1600000000000, periodCount: 0, generation: 0, runAttemptCount: 1, backoffPolicy: 1 });
+    expect(snapshot.workSpecs[0]).to.deep.include({
+      lastEnqueueTime: 1600000000000,
+      periodCount: 0,
+      generation: 0,
+      runAttemptCount: 1,
+      backoffPolicy: 1,
+      model: 'period-start',
+    });
     expect(snapshot.tags).to.deep.equal([]);
     expect(findUniqueWork(snapshot, 'n')[0]?.systemId).to.equal(9);
+  });
+
+  it('tells the model from the WorkSpec columns', () => {
+    expect(workSpecModel(new Set(['id', 'period_start_time']))).to.equal('period-start');
+    expect(workSpecModel(new Set(['id', 'last_enqueue_time', 'period_count']))).to.equal('last-enqueue');
+    expect(workSpecModel(new Set(['id']))).to.equal('period-start');
   });
 });
