@@ -7,6 +7,17 @@
  * JobSchedulerExt.kt` @a9b06aaf: WORKMANAGER_NAMESPACE); such a job needs `-n` (without it:
  * "Could not find job N …"). Namespaces (`-n`) exist only on API 34+ (JobSchedulerShellCommand
  * @01a7983f; pre-14 usage has no -n).
+ *
+ * `dumpsys jobscheduler PKG` on Android 11 (API 30) prints the `JOB #…` line of every registered
+ * job, of every app, and the details (`Source: …`, `Service: …`) only under the package's own:
+ * JobSchedulerService.dumpInternal prints the line before `if (!predicate.test(job)) continue;`
+ * (Ankits-lab/frameworks_base apex/jobscheduler/service/java/com/android/server/job/
+ * JobSchedulerService.java @150a9240); Android 12+ tests first and prints only the package's
+ * jobs (CAF-MOD/platform_frameworks_base @447be57b, aosp-mirror @f4cdb430). Every app's
+ * WorkManager numbers its jobs from 0, so on API 30 a job id alone matches other apps' jobs: a
+ * job is the package's only when its service component (the `Service:` line, or the battery name
+ * of the JOB line) is in the package; a job whose component cannot be read (a source-tag battery
+ * name `tag:pkg` without details) only when a `Source: … pkg=PKG` line says so.
  */
 import type { AndroidDevice } from '../device/android-device.js';
 import { assertPackageName } from './names.js';
@@ -24,17 +35,35 @@ export interface JobQuery {
   readonly serviceClass?: string;
 }
 
-/** Every registered job of `pkg` (`dumpsys jobscheduler PKG`). */
+/** Every registered job of `pkg` (`dumpsys jobscheduler PKG`), without other apps' JOB lines. */
 export async function listJobs(device: AndroidDevice, pkg: string): Promise<JobEntry[]> {
   const text = await device.shellText(['dumpsys', 'jobscheduler', assertPackageName(pkg)]);
-  return parseDumpsysJobs(text).filter((job) => job.servicePackage === null || job.servicePackage === pkg);
+  return jobsOfPackage(parseDumpsysJobs(text), pkg);
+}
+
+/** The jobs of `pkg` among parsed JOB entries (see the header: API 30 lists other apps' too). */
+export function jobsOfPackage(jobs: readonly JobEntry[], pkg: string): JobEntry[] {
+  return jobs.filter((job) => (job.servicePackage !== null ? job.servicePackage === pkg : job.details.some((d) => sourcePackageOf(d) === pkg)));
+}
+
+/** The package of a `Source: uid=u0a190 user=0 pkg=<pkg>` detail line (JobStatus.dump). */
+function sourcePackageOf(detail: string): string | null {
+  const m = /^Source: uid=\S+ user=-?\d+ pkg=(\S+)$/.exec(detail);
+  return m === null ? null : (m[1] ?? null);
 }
 
 /** The first job that matches; null when none is registered. */
 export async function findJob(device: AndroidDevice, query: JobQuery): Promise<JobEntry | null> {
-  const jobs = await listJobs(device, query.pkg);
+  return selectJob(await listJobs(device, query.pkg), query);
+}
+
+/**
+ * The first of `jobs` that is the package's (jobsOfPackage) with the query's job id and service
+ * class; null when none is.
+ */
+export function selectJob(jobs: readonly JobEntry[], query: JobQuery): JobEntry | null {
   return (
-    jobs.find(
+    jobsOfPackage(jobs, query.pkg).find(
       (job) =>
         (query.jobId === undefined || job.jobId === query.jobId) &&
         (query.serviceClass === undefined || serviceMatches(job, query.pkg, query.serviceClass)),
@@ -42,8 +71,9 @@ export async function findJob(device: AndroidDevice, query: JobQuery): Promise<J
   );
 }
 
+/** The job's service is `pkg/serviceClass` (a short class `.Foo` is relative to its package). */
 function serviceMatches(job: JobEntry, pkg: string, serviceClass: string): boolean {
-  if (job.serviceClass === null) return false;
+  if (job.serviceClass === null || job.servicePackage !== pkg) return false;
   const printed = job.serviceClass.startsWith('.') ? `${pkg}${job.serviceClass}` : job.serviceClass;
   return printed === serviceClass;
 }

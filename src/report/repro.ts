@@ -250,23 +250,26 @@ use_feed() { cp "$HERE/feeds/$1" "$FEED"; }
 
 set_clock() { $ADB shell cmd alarm set-time "$1" >/dev/null; }
 
-# The app's WorkManager job: "JOB" header lines of dumpsys jobscheduler PKG, printed by
+# The app's WorkManager job: the "JOB" header lines of dumpsys jobscheduler PKG, printed by
 # JobSchedulerService.dumpInternal with JobStatus.printUniqueId ("<namespace>:" or "#", the
-# formatted uid, "/", the job id) - aosp-mirror/platform_frameworks_base
-# apex/jobscheduler/service/java/com/android/server/job/JobSchedulerService.java @f4cdb430 and
-# controllers/JobStatus.java @054fcdf7:
+# formatted uid, "/", the job id), then the identity hash and the battery name - aosp-mirror/
+# platform_frameworks_base apex/jobscheduler/service/java/com/android/server/job/
+# JobSchedulerService.java @f4cdb430 and controllers/JobStatus.java @054fcdf7:
 #   JOB #u0a190/42: 1a2b3c4 com.example/androidx.work.impl.background.systemjob.SystemJobService
 #   JOB androidx.work.systemjobscheduler:u0a190/0: 8c4f1d2 @androidx.work.systemjobscheduler@com.example/androidx.work...SystemJobService
-# WorkManager 2.10+ on API 34+ uses that namespace (androidx work-runtime
-# systemjob/JobSchedulerExt.kt @a9b06aaf), which needs "run -n NAMESPACE".
+# (newer platforms put "#<trace tag>#" first in the battery name). WorkManager 2.10+ on API 34+
+# uses that namespace (androidx work-runtime systemjob/JobSchedulerExt.kt @a9b06aaf), which
+# needs "run -n NAMESPACE". Android 11 (API 30) prints the JOB line of every registered job of
+# every app and filters only the details below it (Ankits-lab/frameworks_base, same file,
+# @150a9240: the line comes before "if (!predicate.test(job)) continue;"), and each app's
+# WorkManager numbers its jobs from 0: only a line whose battery name is PKG's own
+# SystemJobService is the app's job.
 # Set JOB_ID (and JOB_NAMESPACE) to skip the lookup.
 find_job() {
   JOB=""; JOB_NS=""
   if [ -n "${"${"}JOB_ID:-}" ]; then JOB=$JOB_ID; JOB_NS=${"${"}JOB_NAMESPACE:-}; return 0; fi
   local refs
-  refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\r' \
-    | grep -E '^ *JOB (#|[^ :#]+:)[^ /]+/-?[0-9]+: ' | grep -F 'androidx.work.impl.background.systemjob.SystemJobService' \
-    | sed -E 's/^ *JOB (#|([^ :#]+):)[^ /]+\/(-?[0-9]+): .*/\3 \2/' | sort -u || true)
+  refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\r' | job_refs "$PKG" | sort -u || true)
   local count
   count=$(printf '%s\n' "$refs" | grep -c . || true)
   [ "$count" -ge 1 ] || return 1
@@ -277,6 +280,21 @@ find_job() {
   JOB=${"${"}refs%% *}
   JOB_NS=${"${"}refs#* }
   [ "$JOB_NS" != "$refs" ] || JOB_NS=""
+}
+# "<job id> <namespace>" of each JOB line on stdin whose battery name, less "#<trace tag>#" and
+# "@<namespace>@", is exactly $1/androidx.work.impl.background.systemjob.SystemJobService (a
+# string comparison: a dot of the package name matches only a dot, and PKG.beta is not PKG).
+job_refs() {
+  awk -v svc="$1/androidx.work.impl.background.systemjob.SystemJobService" '
+    /^ *JOB (#|[^ :#]+:)[^ \/]+\/-?[0-9]+: [0-9a-f]+ / {
+      name = $0; sub(/^ *JOB [^ ]+ [0-9a-f]+ /, "", name)
+      sub(/^#[^#]*#/, "", name); sub(/^@[^@]*@/, "", name)
+      if (name != svc) next
+      ref = $2; sub(/:$/, "", ref)
+      id = ref; sub(/^.*\//, "", id)
+      ns = ""; if (substr(ref, 1, 1) != "#") { ns = ref; sub(/:[^:]*$/, "", ns) }
+      print id " " ns
+    }'
 }
 has_job() { find_job && [ -n "$JOB" ]; }
 wait_job() { wait_for "WorkManager job of $PKG in dumpsys jobscheduler (does the app schedule its work at start?)" has_job; }

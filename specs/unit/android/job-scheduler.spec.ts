@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { FakeDevice } from './fake-device.js';
-import { findJob, runJob } from '../../../src/android/job-scheduler.js';
+import { findJob, jobsOfPackage, listJobs, runJob, selectJob } from '../../../src/android/job-scheduler.js';
 import { parseDumpsysJobs, parseFormattedUid, parseJobState, parseRunJobOutput } from '../../../src/android/parsers/job-scheduler.js';
 import { loadFixture } from './fixtures.js';
 
@@ -79,6 +79,19 @@ describe('JobScheduler parsers', () => {
     it('lists a job once when it appears again later in the dump', () => {
       const text = `  JOB #u0a190/3: abc com.example/.Svc\n  JOB #u0a190/3: abc com.example/.Svc\n`;
       expect(parseDumpsysJobs(text).map((j) => j.jobId)).to.deep.equal([3]);
+    });
+
+    it('reads an API 30 dump: every app\'s JOB line, details only under the package\'s own (derived)', () => {
+      const fixture = loadFixture('30/dumpsys-jobscheduler-pkg-other-apps.txt');
+      const jobs = parseDumpsysJobs(fixture.body);
+      expect(jobs.map((j) => [j.uidText, j.jobId, j.servicePackage, j.serviceClass, j.details.length])).to.deep.equal([
+        ['1000', 808, 'android', 'com.android.server.MountServiceIdler', 0],
+        ['u0a153', 0, 'com.example.photobackup', WM_SERVICE, 0],
+        ['u0a153', 1, 'com.example.photobackup', WM_SERVICE, 0],
+        ['u0a176', 0, 'org.example.weather', WM_SERVICE, 0],
+        ['u0a190', 0, 'com.example.feednotifier', WM_SERVICE, 4],
+        ['u0a191', 0, 'com.example.feednotifier.beta', WM_SERVICE, 0],
+      ]);
     });
 
     it('finds nothing in text without JOB lines', () => {
@@ -166,6 +179,38 @@ describe('JobScheduler wrapper', () => {
     const job = await findJob(device, { pkg: 'com.example.feednotifier', serviceClass: WM_SERVICE });
     expect(job).to.include({ jobId: 0, namespace: 'androidx.work.systemjobscheduler' });
     expect(await findJob(device, { pkg: 'com.example.feednotifier', jobId: 5 })).to.equal(null);
+  });
+
+  describe('on an API 30 dump that lists other apps\' WorkManager jobs', () => {
+    const dump = loadFixture('30/dumpsys-jobscheduler-pkg-other-apps.txt').body;
+    const PKG = 'com.example.feednotifier';
+
+    it('lists and finds only the package\'s job, by package, job id and service class', async () => {
+      const device = new FakeDevice(() => ({ stdout: dump }));
+      expect((await listJobs(device, PKG)).map((j) => [j.uid, j.jobId])).to.deep.equal([[10190, 0]]);
+      // Job 0 of three other apps comes first or after: the app's is the one found.
+      expect(await findJob(device, { pkg: PKG, jobId: 0, serviceClass: WM_SERVICE })).to.include({ uid: 10190, jobId: 0, servicePackage: PKG });
+      expect(await findJob(device, { pkg: PKG, serviceClass: WM_SERVICE })).to.include({ uid: 10190, jobId: 0 });
+      expect(await findJob(device, { pkg: PKG, jobId: 0 })).to.include({ uid: 10190 });
+      // Ids only other apps have are not the app's.
+      expect(await findJob(device, { pkg: PKG, jobId: 1, serviceClass: WM_SERVICE })).to.equal(null);
+      expect(await findJob(device, { pkg: PKG, jobId: 808 })).to.equal(null);
+      expect(device.calls.map((c) => c.argv)).to.deep.equal(Array(6).fill(['dumpsys', 'jobscheduler', PKG]));
+      // The other apps' jobs are found for their own package.
+      expect(selectJob(parseDumpsysJobs(dump), { pkg: 'org.example.weather', jobId: 0, serviceClass: WM_SERVICE })).to.include({ uid: 10176 });
+      expect(jobsOfPackage(parseDumpsysJobs(dump), 'com.example.photobackup').map((j) => j.jobId)).to.deep.equal([0, 1]);
+    });
+
+    it('does not take a JOB line whose battery name is a source tag (no component) for the package\'s', () => {
+      const tagged = `Registered 2 jobs:\n  JOB #1000/0: 9db65d7 sync:${PKG}\n${dump.split('\n').slice(5).join('\n')}`;
+      const jobs = parseDumpsysJobs(tagged);
+      expect(jobs[0]).to.include({ uid: 1000, jobId: 0, servicePackage: null });
+      expect(selectJob(jobs, { pkg: PKG, jobId: 0 })).to.include({ uid: 10190 });
+      // With details naming the package as the source, such a job is the package's.
+      const withSource = `  JOB #1000/5: 9db65d7 sync:${PKG}\n    1000 tag=*job*/sync:${PKG}\n    Source: uid=u0a190 user=0 pkg=${PKG}\n`;
+      expect(jobsOfPackage(parseDumpsysJobs(withSource), PKG).map((j) => j.jobId)).to.deep.equal([5]);
+      expect(jobsOfPackage(parseDumpsysJobs(withSource), 'com.example.other')).to.deep.equal([]);
+    });
   });
 
   it('refuses a package name that is not one before running anything', async () => {

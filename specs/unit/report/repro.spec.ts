@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderReproScript, writeReproScripts, type ReproInput } from '../../../src/report/repro.js';
+import { quoteBash, renderReproScript, writeReproScripts, type ReproInput } from '../../../src/report/repro.js';
+import { loadFixture } from '../android/fixtures.js';
 import type { ReproStep } from '../../../src/scenario/actions.js';
 import type { ReportAnomaly } from '../../../src/report/types.js';
 
@@ -154,15 +155,58 @@ describe('repro scripts', () => {
     expect(miss.stdout, miss.stderr).to.equal('miss rc=1\nafter\n');
   });
 
-  it('parses dumpsys jobscheduler JOB lines with and without namespace (sed of the script)', () => {
-    const sed = /\| sed -E '([^']*)'/.exec(script)?.[1];
-    expect(sed).to.be.a('string');
-    const dump = [
-      '  JOB androidx.work.systemjobscheduler:u0a190/0: 8c4f1d2 @androidx.work.systemjobscheduler@com.example.feednotifier/androidx.work.impl.background.systemjob.SystemJobService',
-      '  JOB #u0a190/42: 3f2a1b0 com.example.feednotifier/androidx.work.impl.background.systemjob.SystemJobService',
-    ].join('\n') + '\n';
-    const out = spawnSync('sed', ['-E', sed!], { input: dump, encoding: 'utf8' });
-    expect(out.stdout).to.equal('0 androidx.work.systemjobscheduler\n42 \n');
+  describe('find_job (the job lookup of the script, run by bash on a recorded dump)', () => {
+    const WM = 'androidx.work.impl.background.systemjob.SystemJobService';
+    const fn = (name: string): string => {
+      const m = new RegExp(`^${name}\\(\\) \\{(?:.*\\}$|[\\s\\S]*?^\\})`, 'm').exec(script);
+      if (m === null) throw new Error(`no ${name}() in the script`);
+      return m[0];
+    };
+    /** Runs find_job with $ADB printing `dump` (CRLF, as adb shell does) for any command. */
+    const findJob = (dump: string) => {
+      const body = [
+        'set -euo pipefail',
+        `PKG=${PKG}`,
+        `fake_adb() { printf '%s' ${quoteBash(dump.replace(/\n/g, '\r\n'))}; }`,
+        'ADB=fake_adb',
+        fn('die'),
+        fn('find_job'),
+        fn('job_refs'),
+        'if find_job; then echo "job=$JOB ns=$JOB_NS"; else echo "none rc=$?"; fi',
+      ].join('\n');
+      return spawnSync('bash', ['-c', body], { encoding: 'utf8' });
+    };
+
+    it('picks the app\'s own job on an API 30 dump that lists other apps\' WorkManager jobs (job 0 of each)', () => {
+      const api30 = loadFixture('30/dumpsys-jobscheduler-pkg-other-apps.txt').body;
+      const r = findJob(api30);
+      expect([r.stdout, r.stderr, r.status]).to.deep.equal(['job=0 ns=\n', '', 0]);
+      // The other apps' jobs alone: no job of the app (find_job returns 1, wait_job polls).
+      const others = api30.split('\n').filter((l) => !l.includes(`${PKG}/`) && !l.startsWith('    ')).join('\n');
+      expect(findJob(others).stdout).to.equal('none rc=1\n');
+    });
+
+    it('reads the id and namespace of namespaced and traced lines, and only exact package matches', () => {
+      const lines = [
+        `  JOB androidx.work.systemjobscheduler:u0a190/3: 8c4f1d2 @androidx.work.systemjobscheduler@${PKG}/${WM}`,
+        `  JOB androidx.work.systemjobscheduler:u0a191/0: 8c4f1d3 @androidx.work.systemjobscheduler@${PKG}.beta/${WM}`,
+        `  JOB androidx.work.systemjobscheduler:u0a192/0: 8c4f1d4 @androidx.work.systemjobscheduler@comXexample.feednotifier/${WM}`,
+        `  JOB #u0a193/0: 8c4f1d5 x${PKG}/${WM}`,
+        `  JOB #u0a190/9: 8c4f1d6 ${PKG}/${WM}Extra`,
+        `  Slot #0(ID=0): JOB #u0a190/7: 8c4f1d7 ${PKG}/${WM}`,
+      ];
+      expect(findJob(lines.join('\n') + '\n').stdout).to.equal('job=3 ns=androidx.work.systemjobscheduler\n');
+      const traced = `  JOB androidx.work.systemjobscheduler:u0a190/1: 258ed68 #FeedPollWorker#@androidx.work.systemjobscheduler@${PKG}/${WM}\n`;
+      expect(findJob(traced).stdout).to.equal('job=1 ns=androidx.work.systemjobscheduler\n');
+    });
+
+    it('stops when the app itself has several WorkManager jobs, naming them', () => {
+      const two = `  JOB #u0a153/0: 6f1c2a4 com.example.photobackup/${WM}\n  JOB #u0a190/0: 3f2a1b0 ${PKG}/${WM}\n  JOB #u0a190/4: 3f2a1b1 ${PKG}/${WM}\n`;
+      const r = findJob(two);
+      expect(r.status).to.equal(1);
+      expect(r.stdout).to.equal('');
+      expect(r.stderr).to.equal(`repro: 2 WorkManager jobs of ${PKG} (id namespace):\n0 \n4 \nrepro: set JOB_ID (and JOB_NAMESPACE) to the periodic work's job (WorkManager's SystemIdInfo.system_id)\n`);
+    });
   });
 
   it('turns the kill of a held request into a comment with the manual alternative, then kills', () => {

@@ -35,7 +35,11 @@ export interface JobEntry {
   readonly traceTag: string | null;
   /** The battery name as printed after the hash code. */
   readonly batteryName: string;
-  /** Lines of the job's dump block (indented lines that follow the header), trimmed. */
+  /**
+   * Lines of the job's dump block (indented lines that follow the header), trimmed; none for
+   * another app's job in an API 30 `dumpsys jobscheduler PKG`, which prints every job's header
+   * but only the package's details (see android/job-scheduler.ts).
+   */
   readonly details: readonly string[];
 }
 

@@ -1,9 +1,11 @@
 /**
  * Installs the Android system model (system services and their shell commands) and the
- * preinstalled apps on a virtual device.
+ * preinstalled apps on a virtual device: the reference app, and on API 30 the other apps of
+ * apps/other-apps.ts.
  */
 import type { VirtualDevice } from '../device.js';
 import { feedNotifierApp } from '../apps/feed-notifier/feed-notifier-app.js';
+import { installOtherApps } from '../apps/other-apps.js';
 import { ANDROID_SYSTEM_EXTENSION, AndroidSystem } from './android-system.js';
 import { amCommand } from './commands/am.js';
 import { appopsCommand } from './commands/appops.js';
@@ -36,5 +38,7 @@ export async function installAndroidModel(device: VirtualDevice): Promise<void> 
   // none, and the shell reports `sqlite3: inaccessible or not found` for it.
   if (device.options.noSqlite3 !== true) commands.register('sqlite3', sqlite3Command(system));
   await system.install(feedNotifierApp);
+  // API 30: other apps with registered WorkManager jobs (apps/other-apps.ts).
+  await installOtherApps(system);
   installAppiumSupport(system);
 }

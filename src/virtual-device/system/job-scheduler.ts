@@ -12,9 +12,17 @@
  *   batteryName `@ns@` prefix, wakelock tag "*job*" + "/" + batteryName, toShortStringExceptUniqueId)
  * - JobServiceContext.java (a job whose process dies is finished with needsReschedule=true)
  * - android-facts.md §3 (namespaces only from API 34; timing constraints use elapsed realtime).
- * - API 30: Ankits-lab/frameworks_base (same paths) @150a9240: the same executeRunCommand
- *   override logic and executeCancelCommand texts without namespaces; dumpInternal prints
- *   `  None.` only when no job is registered and nothing under `Pending queue:` when it is empty.
+ * - API 30: Ankits-lab/frameworks_base (same paths) @150a9240 (Android 11): the same
+ *   executeRunCommand override logic and executeCancelCommand texts without namespaces;
+ *   dumpInternal prints `  None.` only when no job is registered and nothing under
+ *   `Pending queue:` when it is empty, and its package filter skips only the details: the
+ *   `  JOB #…` line of every registered job is printed before `if (!predicate.test(job))
+ *   continue;`. From Android 12 the test comes first, so a filtered dump has only the package's
+ *   JOB lines and `None.` when none matched (CAF-MOD/platform_frameworks_base @447be57b, an
+ *   Android 12 tree: expedited-job constants, no TARE; aosp-mirror @00e2e631, an Android 13
+ *   development tree; aosp-mirror @f4cdb430). Every release sorts the jobs by calling uid, then
+ *   job id (sortJobs), and the predicate compares app ids (UserHandle.getAppId) of the calling
+ *   and the source uid.
  *
  * Constraints (JobStatus @054fcdf7): isConstraintsSatisfied() is true for OVERRIDE_FULL; for
  * OVERRIDE_SOFT the required constraints in SOFT_OVERRIDE_CONSTRAINTS (CHARGING, BATTERY_NOT_LOW,
@@ -28,7 +36,7 @@
 import type { JobInfoSpec, JobParameters } from './app-framework.js';
 import { JobBackoffPolicy } from './app-framework.js';
 import { flattenToShortString } from './intent.js';
-import { formatDuration, formatUid, integerToHexString } from './java-lang.js';
+import { appIdOf, formatDuration, formatUid, integerToHexString } from './java-lang.js';
 import type { SystemLog } from './system-log.js';
 import { LogPriority } from '../types.js';
 
@@ -410,24 +418,34 @@ export class JobSchedulerService {
 
   /**
    * `dumpsys jobscheduler [PKG]` (dumpInternal; the JOB lines exactly as JobStatus prints them).
-   * Under `Registered N jobs:` an indented `None.` when no job is printed (@f4cdb430; API 30
-   * @150a9240: when no job is registered); each job's `Restricted due to: none.` line before
-   * `Ready:` (no JobRestriction is modelled, so checkIfRestricted is always null); under
-   * `Pending queue:` an indented `None` when no job is pending (@f4cdb430 only; API 30 prints
-   * nothing there; API 33 is given the API 30 layout, not checked). The pending entries
-   * themselves (`Pending #N: ` + JobStatus.dump) are not modelled.
+   * Jobs in sortJobs order (calling uid, then job id). With a package, the jobs whose calling or
+   * source uid has its app id are the package's; on API 30 every job's `  JOB #…` line is printed
+   * and only the package's jobs get their details (@150a9240), from API 31 only the package's
+   * jobs are printed at all (@447be57b, @f4cdb430). Under `Registered N jobs:` (N counts every
+   * registered job) an indented `None.` when no job is printed (API 31+; API 30: when no job is
+   * registered); each job's `Restricted due to: none.` line before `Ready:` (no JobRestriction
+   * is modelled, so checkIfRestricted is always null); under `Pending queue:` an indented `None`
+   * when no job of the package is pending (API 31+; API 30 prints nothing there). The pending
+   * entries themselves (`Pending #N: ` + JobStatus.dump) are not modelled.
    */
   dump(filterUid: number | undefined): string {
     const nowElapsed = this.deps.elapsedRealtime();
-    const newDump = this.deps.apiLevel >= 34;
+    const newDump = this.deps.apiLevel >= 31;
     const lines: string[] = [];
     lines.push('Started users: [0]');
-    const shown = this.jobs.filter((j) => filterUid === undefined || j.callingUid === filterUid);
+    const sorted = [...this.jobs].sort((a, b) => a.callingUid - b.callingUid || a.job.id - b.job.id);
+    const matches = (js: JobStatus): boolean => {
+      if (filterUid === undefined) return true;
+      const sourceUid = this.deps.packageUid(js.sourcePackage) ?? js.callingUid;
+      return appIdOf(js.callingUid) === appIdOf(filterUid) || appIdOf(sourceUid) === appIdOf(filterUid);
+    };
+    const shown = sorted.filter(matches);
     lines.push(`Registered ${this.jobs.length} jobs:`);
     if (newDump ? shown.length === 0 : this.jobs.length === 0) lines.push('  None.');
-    for (const js of shown) {
+    for (const js of newDump ? shown : sorted) {
       const j = js.job;
       lines.push(`  JOB ${js.uniqueId()}: ${js.shortStringExceptUniqueId()}`);
+      if (!matches(js)) continue;
       lines.push(`    ${formatUid(js.callingUid)} tag=*job*/${js.batteryName()}`);
       lines.push(`    Source: uid=${formatUid(js.callingUid)} user=0 pkg=${js.sourcePackage}`);
       lines.push('    JobInfo:');
@@ -451,8 +469,10 @@ export class JobSchedulerService {
     if (newDump && pending.length === 0) lines.push('  None');
     lines.push('');
     lines.push('Active jobs:');
+    // API 30 lists every running job whatever the package (@150a9240 prints each slot of
+    // mActiveServices); API 31+ skips the other packages' (@447be57b). The slot line is the model's.
     this.jobs
-      .filter((j) => j.active && (filterUid === undefined || j.callingUid === filterUid))
+      .filter((j) => j.active && (!newDump || matches(j)))
       .forEach((js, i) => {
         lines.push(`  Slot #${i}(ID=${i}): JOB ${js.uniqueId()}: ${js.shortStringExceptUniqueId()}`);
         lines.push(`    Running for: ${formatDuration(nowElapsed - (js.execution?.startElapsed ?? nowElapsed))}, timeout at: ${formatDuration((js.execution?.startElapsed ?? nowElapsed) + 600_000 - nowElapsed)}`);

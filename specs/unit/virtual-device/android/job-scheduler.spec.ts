@@ -53,7 +53,7 @@ function waitStarted(h: Harness, n: number, deadlineMs = 2_000): Promise<void> {
   });
 }
 
-function harness(api = 34): Harness {
+function harness(api = 34, uids: Readonly<Record<string, number>> = { 'com.example.feednotifier': 10190 }): Harness {
   const h = { elapsed: 10_000, started: [], onStart: [] } as unknown as Harness;
   let hash = 0x258ed68;
   h.service = new JobSchedulerService({
@@ -62,7 +62,7 @@ function harness(api = 34): Harness {
     elapsedRealtime: () => h.elapsed,
     now: () => 1_700_000_000_000 + h.elapsed,
     nextIdentityHash: () => hash++,
-    packageUid: (pkg) => (pkg === 'com.example.feednotifier' ? 10190 : undefined),
+    packageUid: (pkg) => uids[pkg],
     startJob: (js, params) => {
       h.started.push({ js, params });
       for (const f of h.onStart) f();
@@ -85,9 +85,10 @@ describe('JobSchedulerService', () => {
     h.service.schedule(10190, 'com.example.feednotifier', NS, job(0, 86_400_000));
     const dump = h.service.dump(undefined).split('\n');
     const jobLines = dump.filter((l) => l.startsWith('  JOB '));
+    // sortJobs: calling uid, then job id (whatever the namespace or the order of scheduling).
     expect(jobLines).to.deep.equal([
-      '  JOB #u0a190/3: 258ed68 com.example.feednotifier/androidx.work.impl.background.systemjob.SystemJobService',
       `  JOB ${NS}:u0a190/0: 258ed69 @${NS}@com.example.feednotifier/androidx.work.impl.background.systemjob.SystemJobService`,
+      '  JOB #u0a190/3: 258ed68 com.example.feednotifier/androidx.work.impl.background.systemjob.SystemJobService',
     ]);
     // Same shape as the captured lines (the capture's `#Trace#` prefix and `*job*r/` tag are newer-platform additions).
     const shape = /^ {2}JOB (#|[\w.]+:)(u\d+a\d+|\d+)\/\d+: [0-9a-f]+ (#\w+#)?(@[\w.]+@)?[\w.]+\/[\w.$]+$/;
@@ -220,6 +221,70 @@ describe('JobSchedulerService', () => {
     expect(empty.slice(1, 3)).to.deep.equal(['Registered 0 jobs:', '  None.']);
     expect(empty.slice(empty.indexOf('Pending queue:'), empty.indexOf('Pending queue:') + 3)).to.deep.equal(['Pending queue:', '', 'Active jobs:']);
     h.service.schedule(10190, 'com.example.feednotifier', null, job(0, 86_400_000));
-    expect(h.service.dump(10191).split('\n').slice(1, 3)).to.deep.equal(['Registered 1 jobs:', '']);
+    // Filtered to another uid: the job's JOB line still, without its details.
+    expect(h.service.dump(10191).split('\n').slice(1, 4)).to.deep.equal([
+      'Registered 1 jobs:',
+      '  JOB #u0a190/0: 258ed68 com.example.feednotifier/androidx.work.impl.background.systemjob.SystemJobService',
+      '',
+    ]);
+  });
+
+  describe('dumpsys jobscheduler PKG with other apps\' WorkManager jobs', () => {
+    const OTHER = { packageName: 'com.example.photobackup', className: SERVICE.className };
+    const WEATHER = { packageName: 'org.example.weather', className: SERVICE.className };
+    function withOtherApps(api: number): Harness {
+      const hh = harness(api, { 'com.example.feednotifier': 10190, 'com.example.photobackup': 10153, 'org.example.weather': 10201 });
+      // Scheduled out of order: the dump sorts by calling uid, then job id.
+      hh.service.schedule(10201, 'org.example.weather', null, { ...job(0, 3_600_000), service: WEATHER });
+      hh.service.schedule(10190, 'com.example.feednotifier', null, job(0, 86_400_000));
+      hh.service.schedule(10153, 'com.example.photobackup', null, { ...job(1, 3_600_000, { requiredNetworkType: 1 }), service: OTHER });
+      hh.service.schedule(10153, 'com.example.photobackup', null, { ...job(0, 3_600_000, { requiredNetworkType: 1 }), service: OTHER });
+      return hh;
+    }
+    const WM = 'androidx.work.impl.background.systemjob.SystemJobService';
+
+    it('API 30 (Android 11): every registered job\'s JOB line, sorted, details only under the package\'s own', () => {
+      h = withOtherApps(30);
+      const dump = h.service.dump(10190).split('\n');
+      const registered = dump.slice(dump.indexOf('Registered 4 jobs:') + 1, dump.indexOf('Pending queue:') - 1);
+      expect(registered.filter((l) => l.startsWith('  JOB '))).to.deep.equal([
+        `  JOB #u0a153/0: 258ed6b com.example.photobackup/${WM}`,
+        `  JOB #u0a153/1: 258ed6a com.example.photobackup/${WM}`,
+        `  JOB #u0a190/0: 258ed69 com.example.feednotifier/${WM}`,
+        `  JOB #u0a201/0: 258ed68 org.example.weather/${WM}`,
+      ]);
+      // Only the app's job has details: the lines after the other apps' headers are the next header.
+      expect(registered[0]).to.match(/^ {2}JOB #u0a153\/0: /);
+      expect(registered[1]).to.match(/^ {2}JOB #u0a153\/1: /);
+      expect(registered[2]).to.match(/^ {2}JOB #u0a190\/0: /);
+      expect(registered[3]).to.equal(`    u0a190 tag=*job*/com.example.feednotifier/${WM}`);
+      expect(registered[registered.length - 1]).to.match(/^ {2}JOB #u0a201\/0: /);
+      expect(registered.filter((l) => l.startsWith('    Source: '))).to.deep.equal(['    Source: uid=u0a190 user=0 pkg=com.example.feednotifier']);
+      // Unfiltered, every job has its details.
+      expect(h.service.dump(undefined).split('\n').filter((l) => l.startsWith('    Source: '))).to.have.length(4);
+    });
+
+    it('API 33 and 34: only the package\'s own jobs', () => {
+      for (const api of [33, 34]) {
+        h.service.dispose();
+        h = withOtherApps(api);
+        const jobLines = h.service.dump(10190).split('\n').filter((l) => l.startsWith('  JOB '));
+        expect(jobLines, `API ${api}`).to.deep.equal([`  JOB #u0a190/0: 258ed69 com.example.feednotifier/${WM}`]);
+        const none = h.service.dump(10999).split('\n');
+        expect(none.slice(1, 3), `API ${api}`).to.deep.equal(['Registered 4 jobs:', '  None.']);
+        expect(none.slice(none.indexOf('Pending queue:'), none.indexOf('Pending queue:') + 2), `API ${api}`).to.deep.equal(['Pending queue:', '  None']);
+      }
+    });
+
+    it('run and get-job-state name a job by package and id: the other apps\' job 0 is theirs', async () => {
+      h = withOtherApps(30);
+      expect(h.service.jobState('com.example.photobackup', 0, null, 0)).to.deep.equal({ out: 'waiting\n', code: 0 });
+      expect(h.service.jobState('com.example.photobackup', 0, null, 2)).to.deep.equal({ out: 'unknown(u0a153/jid2)\n', code: CMD_ERR_NO_JOB });
+      // A network constraint is never satisfied in the model: only -f runs it.
+      expect(h.service.runCommand('com.example.photobackup', 0, null, 0, false, false)).to.equal(CMD_ERR_CONSTRAINTS);
+      expect(h.service.runCommand('com.example.photobackup', 0, null, 0, false, true)).to.equal(0);
+      await tick();
+      expect(h.started.map((s) => [s.js.sourcePackage, s.params.jobId])).to.deep.equal([['com.example.photobackup', 0]]);
+    });
   });
 });
