@@ -18,13 +18,14 @@ import { adbThroughput } from './adb-throughput-section.js';
 import { check } from './check-section.js';
 import { dbPull } from './db-pull.js';
 import { forcedRun } from './forced-run.js';
+import { latency } from './latency.js';
 import { describeMachine, formatMachine, loadNow, type Machine } from './lib/machine.js';
 import { ROOT } from './lib/processes.js';
 import type { BenchSection, Benchmark } from './lib/section.js';
 import { startup } from './startup.js';
 import { suite } from './suite.js';
 
-const BENCHMARKS: readonly Benchmark[] = [forcedRun, suite, check, dbPull, startup, adbThroughput];
+const BENCHMARKS: readonly Benchmark[] = [forcedRun, suite, check, dbPull, startup, adbThroughput, latency];
 const RESULTS = join(ROOT, 'bench', 'results.md');
 const README_SECTION = join(ROOT, 'docs', 'speed.md');
 
@@ -117,6 +118,8 @@ const README_WHAT: Readonly<Record<string, string>> = {
   'db-pull': 'Copying a 50 MB app database with its -wal to the host: the harness against `adb pull` of the same bytes',
   startup: 'Start-up of the built CLI: `--help`, and `check` on a 5-line history',
   'adb-throughput': 'Raw `adb push`/`adb pull` of 50 MiB through the virtual device, against a plain file copy',
+  latency:
+    'The suite (`dedup-verify run --virtual --latency MS`) and one forced run on a slow link: every packet the device sends delayed by 0, 20 and 100 ms one way, with the adb round trips each makes',
 };
 
 /** The README's "Speed" section: the same figures, each with its command. */
@@ -135,8 +138,8 @@ function renderReadme(machine: Machine, stored: Map<string, Stored>): string {
     'of `npm test`.',
     '',
     '```sh',
-    'npm run bench                          # all of them (about 8 minutes), then bench/results.md',
-    'npm run bench -- --only forced-run     # one: forced-run, suite, check, db-pull, startup, adb-throughput',
+    'npm run bench                          # all of them (about 17 minutes, 9 of them latency), then bench/results.md',
+    'npm run bench -- --only forced-run     # one: forced-run, suite, check, db-pull, startup, adb-throughput, latency',
     'npm run bench -- --quick               # fewer repetitions, no 10^7-event check',
     '```',
     '',

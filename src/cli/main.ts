@@ -9,6 +9,7 @@ import { Command, CommanderError, InvalidArgumentError, Option, type OutputConfi
 import { describeError, isDedupVerifyError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
+import { MAX_LATENCY_MS } from '../virtual-device/adbd/delayed-link.js';
 
 export const ExitCode = { Verified: 0, Violated: 1, Undecided: 2 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -65,6 +66,15 @@ function portArg(name: string, min: 0 | 1) {
     const port = Number(value);
     if (port < min || port > 65535) throw new InvalidArgumentError(`${name} takes ${range} (got ${value}).`);
     return port;
+  };
+}
+
+/** `--latency MS`: the virtual device's one-way delay, a whole number of milliseconds. */
+function latencyArg(name: string) {
+  return (value: string): number => {
+    const range = `a whole number of milliseconds from 0 to ${MAX_LATENCY_MS} (0: no delay)`;
+    if (!/^\d+$/.test(value) || Number(value) > MAX_LATENCY_MS) throw new InvalidArgumentError(`${name} takes ${range}, e.g. ${name} 100.`);
+    return Number(value);
   };
 }
 
@@ -130,6 +140,7 @@ Environment:
     .option('--virtual', 'start an embedded virtual device running the reference app (no emulator needed)')
     .option('--bug <name>', `with --virtual: switch on a bug of the reference app (repeatable): ${BUG_NAMES.join(', ')}`, collect)
     .option('--api <level>', 'with --virtual: API level profile, 30, 33 or 34 (default 34)', intArg('--api'))
+    .option('--latency <ms>', 'with --virtual: delay every packet the virtual device sends by MS milliseconds (0 to 60000), as a slow link would', latencyArg('--latency'))
     .option('--scenario <name>', `run only this scenario (repeatable): ${HELP_SCENARIO_NAMES.join(', ')}`, collect)
     .option('--shard <i/n>', 'run the i-th of n deterministic slices of the scenarios (CI fan-out), e.g. 2/4')
     .option('--repeat <n>', 'run every scenario n times (flakiness hunt)', intArg('--repeat'), 1)
@@ -239,6 +250,7 @@ Environment:
     .option('--bug <name>', `switch on a bug of the reference app (repeatable): ${BUG_NAMES.join(', ')}`, collect)
     .option('--no-root', 'refuse adb root, as a production (Google Play) image does')
     .option('--no-sqlite3', 'no sqlite3 binary on the device, as on user builds')
+    .option('--latency <ms>', 'delay every packet a device sends by MS milliseconds (0 to 60000; 0: none), as a slow link would: each adb round trip costs about MS more', latencyArg('--latency'), 0)
     .addHelpText(
       'after',
       examples(

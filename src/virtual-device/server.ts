@@ -4,11 +4,18 @@
  */
 import net from 'node:net';
 import { AdbDaemon } from './adbd/daemon.js';
+import { MAX_LATENCY_MS, isValidLatencyMs } from './adbd/delayed-link.js';
 import { VirtualDevice, type VirtualDeviceOptions } from './device.js';
 
 export interface StartVirtualDeviceOptions extends VirtualDeviceOptions {
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
+  /**
+   * Delays every packet the device sends by this many milliseconds (a whole number from 0 to
+   * 60000), in order, as a slow device→host link would; the host's packets are not delayed, so
+   * each request/response costs about this much more. Default 0: no delay.
+   */
+  latencyMs?: number;
 }
 
 export interface RunningVirtualDevice {
@@ -41,7 +48,9 @@ function closeServer(server: net.Server): Promise<void> {
 }
 
 export async function startVirtualDevice(options: StartVirtualDeviceOptions = {}): Promise<RunningVirtualDevice> {
-  const { port: requested = 0, ...deviceOptions } = options;
+  const { port: requested = 0, latencyMs = 0, ...deviceOptions } = options;
+  // Checked before anything is started, so a bad value leaves nothing behind.
+  if (!isValidLatencyMs(latencyMs)) throw new RangeError(`latencyMs takes a whole number of milliseconds from 0 to ${MAX_LATENCY_MS} (got ${String(latencyMs)})`);
   // Connections that arrive while the device is still being created wait here.
   const state: { daemon?: AdbDaemon } = {};
   const early: net.Socket[] = [];
@@ -58,7 +67,7 @@ export async function startVirtualDevice(options: StartVirtualDeviceOptions = {}
     await closeServer(server);
     throw e;
   }
-  const ready = new AdbDaemon(device);
+  const ready = new AdbDaemon(device, { latencyMs });
   state.daemon = ready;
   for (const s of early.splice(0)) ready.handleConnection(s);
 

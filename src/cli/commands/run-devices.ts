@@ -52,7 +52,7 @@ export class AdbEndpointResolver {
   private readonly cleanups: (() => Promise<void>)[] = [];
 
   constructor(
-    private readonly o: Pick<RunOptions, 'device' | 'allDevices' | 'virtual' | 'bug' | 'api' | 'adbHost' | 'adbPort'>,
+    private readonly o: Pick<RunOptions, 'device' | 'allDevices' | 'virtual' | 'bug' | 'api' | 'latency' | 'adbHost' | 'adbPort'>,
     private readonly progress: (text: string) => void,
   ) {}
 
@@ -76,9 +76,11 @@ export class AdbEndpointResolver {
         this.cleanups.push(() => runAdb(adbPath ?? 'adb', ['-P', String(started.port), 'kill-server'], 10_000).then(() => undefined));
       }
       const { startVirtualDevice } = await import('../../virtual-device/server.js');
-      const vd = await startVirtualDevice({ bugs: this.o.bug, apiLevel: api });
+      const latencyMs = this.o.latency ?? 0;
+      const vd = await startVirtualDevice({ bugs: this.o.bug, apiLevel: api, latencyMs });
       this.cleanups.push(() => vd.close());
-      this.progress(`virtual device listening on 127.0.0.1:${vd.port}${this.o.bug.length > 0 ? ` (bugs: ${this.o.bug.join(', ')})` : ''}`);
+      const notes = [...(this.o.bug.length > 0 ? [`bugs: ${this.o.bug.join(', ')}`] : []), ...(latencyMs > 0 ? [`latency: ${latencyMs} ms per packet sent`] : [])];
+      this.progress(`virtual device listening on 127.0.0.1:${vd.port}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
       const serial = await connectTcpDevice(endpoint, { host: '127.0.0.1', port: vd.port });
       const connectedTo = endpoint;
       this.cleanups.push(() => queryAdbServer(connectedTo, `host:disconnect:${serial}`).then(() => undefined, () => undefined));

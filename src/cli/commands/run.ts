@@ -37,6 +37,8 @@ export interface RunOptions {
   virtual: boolean;
   bug: string[];
   api?: number;
+  /** With --virtual: one-way delay of every packet the virtual device sends, in ms. */
+  latency?: number;
   scenario: string[];
   shard?: string;
   repeat: number;
@@ -62,6 +64,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   };
   if (typeof opts['config'] === 'string') o.config = opts['config'];
   if (typeof opts['api'] === 'number') o.api = opts['api'];
+  if (typeof opts['latency'] === 'number') o.latency = opts['latency'];
   if (typeof opts['shard'] === 'string') o.shard = opts['shard'];
   if (typeof opts['adbPort'] === 'number') o.adbPort = opts['adbPort'];
   if (typeof opts['out'] === 'string') o.out = opts['out'];
@@ -71,6 +74,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (targets > 1) throw new UsageError('Use one of --virtual, --all-devices or --device SERIAL.');
   if (o.bug.length > 0 && !o.virtual) throw new UsageError('--bug switches a bug of the reference app on the virtual device: use it with --virtual.');
   if (o.api !== undefined && !o.virtual) throw new UsageError('--api picks the API level of the virtual device: use it with --virtual.');
+  if (o.latency !== undefined && !o.virtual) throw new UsageError('--latency slows down the packets of the virtual device: use it with --virtual.');
   assertBugNames(o.bug);
   if (o.api !== undefined && o.api !== 30 && o.api !== 33 && o.api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${o.api}).`);
   // A malformed $ANDROID_ADB_SERVER_PORT is bad input too: refused now, not after the config.

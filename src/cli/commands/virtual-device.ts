@@ -1,11 +1,12 @@
 /**
  * `dedup-verify virtual-device [--port N] [--count K] [--api LEVEL] [--bug NAME]… [--no-root]
- * [--no-sqlite3]` (docs/design.md §7, §9): starts K virtual devices on consecutive 127.0.0.1 ports,
+ * [--no-sqlite3] [--latency MS]` (docs/design.md §7, §9): starts K virtual devices on consecutive 127.0.0.1 ports,
  * prints `virtual device listening on 127.0.0.1:PORT` per device once it accepts connections,
  * and runs until SIGINT or SIGTERM, then closes every connection and removes the devices'
  * temp directories.
  */
 import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
+import { MAX_LATENCY_MS, isValidLatencyMs } from '../../virtual-device/adbd/delayed-link.js';
 import { API_LEVELS, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
 import { startVirtualDevices, type RunningVirtualDevice } from '../../virtual-device/server.js';
 import { assertBugNames } from '../inputs.js';
@@ -22,6 +23,8 @@ export interface VirtualDeviceCliOptions {
   bugs: string[];
   noRoot: boolean;
   noSqlite3: boolean;
+  /** One-way delay of every packet a device sends, in ms (0: none). */
+  latency: number;
 }
 
 export interface VirtualDeviceControl {
@@ -34,6 +37,7 @@ function readOptions(opts: Readonly<Record<string, unknown>>): VirtualDeviceCliO
   const count = opts['count'] ?? 1;
   const api = opts['api'] ?? 34;
   const bug = opts['bug'] ?? [];
+  const latency = opts['latency'] ?? 0;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port takes a TCP port from 0 to 65535 (got ${JSON.stringify(port)}).`);
   }
@@ -46,10 +50,13 @@ function readOptions(opts: Readonly<Record<string, unknown>>): VirtualDeviceCliO
   if (typeof api !== 'number' || !isApiLevel(api)) {
     throw new UsageError(`--api takes one of ${API_LEVELS.join(', ')} (got ${JSON.stringify(api)}).`);
   }
+  if (!isValidLatencyMs(latency)) {
+    throw new UsageError(`--latency takes a whole number of milliseconds from 0 to ${MAX_LATENCY_MS} (got ${JSON.stringify(latency)}), e.g. --latency 100.`);
+  }
   if (!Array.isArray(bug) || !bug.every((b): b is string => typeof b === 'string')) throw new UsageError('--bug takes a bug name.');
   // The same check and message as `run --virtual --bug`: a misspelt bug must not start a correct app.
   assertBugNames(bug);
-  return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false };
+  return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false, latency };
 }
 
 export async function runVirtualDevice(opts: Readonly<Record<string, unknown>>, io: CliIo, control: VirtualDeviceControl = {}): Promise<number> {
@@ -63,6 +70,7 @@ export async function runVirtualDevice(opts: Readonly<Record<string, unknown>>, 
       bugs: options.bugs,
       noRoot: options.noRoot,
       noSqlite3: options.noSqlite3,
+      latencyMs: options.latency,
     });
   } catch (e) {
     const where = options.count === 1 ? `127.0.0.1:${options.port}` : `${options.count} consecutive ports from 127.0.0.1:${options.port}`;

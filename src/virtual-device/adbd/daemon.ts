@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { AdbdDevice } from './adbd-device.js';
+import { MAX_LATENCY_MS, isValidLatencyMs } from './delayed-link.js';
 import { resolveService } from './services/index.js';
 import { RestartKind, type ServiceContext } from './services/service-context.js';
 import { AdbTransport, type StreamHandler, type TransportHost } from './transport.js';
@@ -12,6 +13,11 @@ import { AdbTransport, type StreamHandler, type TransportHost } from './transpor
 export interface AdbDaemonOptions {
   /** Called after a restart was decided (before the links drop), e.g. to reset device state on reboot. */
   onRestart?: (kind: RestartKind) => void;
+  /**
+   * One-way delay, in whole milliseconds from 0 to 60000, of every packet the device sends
+   * (see DelayedLink); default 0, no delay.
+   */
+  latencyMs?: number;
 }
 
 /** Events: 'online' (transport) after a CNXN, 'closed' (transport) when a link is gone. */
@@ -25,7 +31,15 @@ export class AdbDaemon extends EventEmitter implements TransportHost {
   constructor(device: AdbdDevice, options: AdbDaemonOptions = {}) {
     super();
     this.device = device;
+    if (options.latencyMs !== undefined && !isValidLatencyMs(options.latencyMs)) {
+      throw new RangeError(`latencyMs takes a whole number of milliseconds from 0 to ${MAX_LATENCY_MS} (got ${String(options.latencyMs)})`);
+    }
     this.options = options;
+  }
+
+  /** The one-way delay of every packet the device sends, in milliseconds. */
+  get latencyMs(): number {
+    return this.options.latencyMs ?? 0;
   }
 
   get props(): ReadonlyMap<string, string> {
@@ -38,7 +52,7 @@ export class AdbDaemon extends EventEmitter implements TransportHost {
       socket.destroy();
       return undefined;
     }
-    const transport = new AdbTransport(socket, this, this.nextTransportId++);
+    const transport = new AdbTransport(socket, this, this.nextTransportId++, this.latencyMs);
     this.transports.add(transport);
     return transport;
   }

@@ -8,10 +8,13 @@
  * A bad magic or an oversize data_length drops this connection (check_header,
  * [SC29 adb/transport.cpp L1346-1360]); unknown commands and packets for unknown stream ids are
  * ignored ([SC29 adb/adb.cpp handle_packet L366-451]; adb/protocol.txt).
+ * Every packet the device sends goes through a DelayedLink, which holds it for the transport's
+ * latency (0 by default: written at once), as a slow device→host link would.
  */
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { buildDeviceBanner } from './banner.js';
+import { DelayedLink } from './delayed-link.js';
 import {
   A_VERSION,
   A_VERSION_MIN,
@@ -59,6 +62,8 @@ export class AdbTransport implements StreamTransport {
   /** adbd names TCP transports "host-<fd>" ([SC29 adb/transport_local.cpp L271]); this is "host-<id>". */
   readonly serial: string;
   private readonly socket: Socket;
+  /** The device→host direction: every packet sent is written through it. */
+  private readonly link: DelayedLink;
   private readonly host: TransportHost;
   private readonly reader = new PacketReader(MAX_PAYLOAD);
   private readonly streams = new Map<number, AdbStream>();
@@ -72,14 +77,17 @@ export class AdbTransport implements StreamTransport {
   private dropping = false;
   private readonly closedPromise: Promise<void>;
 
-  constructor(socket: Socket, host: TransportHost, id: number) {
+  /** `latencyMs`: how long each packet the device sends waits before it is written (see DelayedLink). */
+  constructor(socket: Socket, host: TransportHost, id: number, latencyMs = 0) {
     this.socket = socket;
+    this.link = new DelayedLink(socket, latencyMs);
     this.host = host;
     this.id = id;
     this.serial = `host-${id}`;
     // Without TCP_NODELAY sync request/reply pairs stall ~40 ms (reference adb-protocol.md §7).
     socket.setNoDelay(true);
     this.closedPromise = new Promise((resolve) => socket.once('close', () => resolve()));
+    socket.once('close', () => this.link.discard());
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (e) => trace(`transport ${this.serial}: socket error ${e.message}`));
     socket.once('close', (hadError) => this.onClose(hadError));
@@ -102,13 +110,18 @@ export class AdbTransport implements StreamTransport {
     return this.closedPromise;
   }
 
+  /** The one-way delay of the packets this transport sends. */
+  get latencyMs(): number {
+    return this.link.latencyMs;
+  }
+
   sendPacket(command: AdbCommand, arg0: number, arg1: number, data?: Uint8Array): void {
-    if (this.closedFlag || this.socket.destroyed || this.socket.writableEnded) return;
+    if (this.closedFlag || this.socket.destroyed || this.socket.writableEnded || this.link.isEnded) return;
     // data_check is 0 once the peer speaks 0x01000001 [SC29 adb/transport.cpp L433-440]; the
     // CNXN carries the byte sum, which every receiver ignores anyway.
     const checksum = command === AdbCommand.Cnxn || this.protocolVersion < A_VERSION_SKIP_CHECKSUM;
     if (tracePackets) trace(`${this.serial} > ${commandName(command)} ${arg0} ${arg1} ${data?.length ?? 0}`);
-    this.socket.write(encodePacket(command, arg0, arg1, data, checksum));
+    this.link.write(encodePacket(command, arg0, arg1, data, checksum));
   }
 
   releaseStream(localId: number): void {
@@ -139,14 +152,16 @@ export class AdbTransport implements StreamTransport {
   /**
    * Ends the link the way a restarting adbd does: no more packets are handled, the bytes
    * already queued go out, then FIN; the host reconnects ~250 ms later
-   * ([SC29 adb/transport.cpp L120-121, L155-166]).
+   * ([SC29 adb/transport.cpp L120-121, L155-166]). On a delayed link the FIN follows the
+   * packets sent before it, with the same delay.
    */
   drop(): Promise<void> {
     if (!this.dropping && !this.closedFlag) {
       this.dropping = true;
       const fin = setTimeout(() => {
-        this.socket.end();
-        const kill = setTimeout(() => this.socket.destroy(), DROP_DESTROY_MS);
+        this.link.end();
+        // The FIN itself leaves only after the link's delay.
+        const kill = setTimeout(() => this.socket.destroy(), DROP_DESTROY_MS + this.link.latencyMs);
         kill.unref();
       }, DROP_DELAY_MS);
       fin.unref();

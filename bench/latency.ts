@@ -1,0 +1,291 @@
+/**
+ * Benchmark 7: the suite and one forced run where devices really are, behind a slow link.
+ *
+ * The virtual device's `--latency MS` delays every packet it sends by MS milliseconds, in order
+ * (src/virtual-device/adbd/delayed-link.ts); the host's packets are not delayed, so each adb
+ * request/response costs about MS more. At 0, 20 and 100 ms:
+ *
+ * - wall time of `dedup-verify run --virtual --latency MS` (the built CLI with its embedded
+ *   virtual device, on a private adb server of the benchmark);
+ * - adb round trips and forced runs of the whole suite: the same scenarios through DeviceSession
+ *   (what `run` uses) against a virtual device in a process of its own, at the same latency,
+ *   that records every service the host opens (one OPEN = one round trip), as the suite
+ *   benchmark counts them; forced runs by timing each DeviceHarness.forceRun call of that pass;
+ * - one forced run end to end (DeviceHarness.forceRun, three new items posted and recorded)
+ *   and the services it opens.
+ *
+ * The 100 ms suite is run fewer times than the others: it takes minutes.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdbDevice } from '../src/device/adb-device.js';
+import { loadConfig } from '../src/config/load-config.js';
+import type { Config } from '../src/config/types.js';
+import { DeviceSession } from '../src/scenario/device-session.js';
+import { DeviceHarness } from '../src/scenario/device-harness.js';
+import type { ForceRunOptions, RunResult } from '../src/scenario/harness.js';
+import { SCENARIOS } from '../src/scenarios/index.js';
+import type { RunReport } from '../src/report/types.js';
+import { startBenchAdbServer, type BenchAdbServer } from './lib/adb-server.js';
+import { BUILT_CLI, ensureBuilt } from './lib/build.js';
+import { startDeviceProcess, type DeviceProcess } from './lib/device-process.js';
+import { openHarnessContext } from './lib/harness-context.js';
+import { loadNow } from './lib/machine.js';
+import { ROOT, runProcess } from './lib/processes.js';
+import { benchCommand, table, type BenchOptions, type BenchSection, type Benchmark } from './lib/section.js';
+import { formatMs, formatRatio, median, summarize, timeMs } from './lib/stats.js';
+
+/** One-way delays measured, in ms. */
+const LATENCIES = [0, 20, 100] as const;
+/** CLI runs of the suite per latency (`--quick`: one each). */
+const SUITE_RUNS: Readonly<Record<(typeof LATENCIES)[number], number>> = { 0: 3, 20: 3, 100: 1 };
+/** Forced runs timed per latency (`--quick`: one each). */
+const FORCED_RUNS = 3;
+const ITEMS_PER_RUN = 3;
+const HOUR = 3_600_000;
+/** The project's goal: the suite on a 100 ms link within this many times its 0 ms time. */
+const GOAL_RATIO = 3;
+
+export const latency: Benchmark = {
+  name: 'latency',
+  title: 'The suite and one forced run on a slow link (`--latency`)',
+  summary: '`dedup-verify run --virtual --latency MS` wall time, adb round trips and one forced run at 0, 20 and 100 ms one-way',
+  run: runLatency,
+};
+
+interface CliRun {
+  readonly ms: number;
+  readonly code: number;
+  readonly verdict: string;
+}
+
+interface Counted {
+  /** OPENs of the whole suite (session open, every scenario, session close). */
+  readonly trips: number;
+  readonly forced: number;
+  readonly refused: number;
+  /** Wall time of the counting pass (in-process DeviceSession, device in its own process). */
+  readonly ms: number;
+  readonly verdicts: readonly string[];
+}
+
+interface ForcedRuns {
+  readonly ms: readonly number[];
+  readonly trips: readonly number[];
+}
+
+interface AtLatency {
+  readonly latencyMs: number;
+  readonly load: string;
+  readonly cli: readonly CliRun[];
+  readonly counted: Counted;
+  readonly forcedRuns: ForcedRuns;
+}
+
+async function runLatency(options: BenchOptions): Promise<BenchSection> {
+  await ensureBuilt(options.log);
+  const config = await loadConfig(join(ROOT, 'fixtures', 'reference-app.config.json'));
+  const state = await mkdtemp(join(tmpdir(), 'dv-bench-state-'));
+  const previousState = process.env['XDG_STATE_HOME'];
+  // DeviceSession writes its restore record under $XDG_STATE_HOME: keep it in the temp dir.
+  process.env['XDG_STATE_HOME'] = state;
+  const results: AtLatency[] = [];
+  try {
+    for (const latencyMs of LATENCIES) {
+      const load = loadNow();
+      const runs = options.quick ? 1 : SUITE_RUNS[latencyMs];
+      const cli: CliRun[] = [];
+      for (let i = 0; i < runs; i++) {
+        cli.push(await timeCliRun(latencyMs, state));
+        const last = cli.at(-1)!;
+        options.log(`latency ${latencyMs} ms: suite run ${i + 1}/${runs}: ${formatMs(last.ms)} wall, exit ${last.code}, verdict ${last.verdict} (load ${loadNow()})`);
+      }
+      const counted = await countSuite(latencyMs, config, options);
+      options.log(`latency ${latencyMs} ms: ${counted.trips} round trips, ${counted.forced} forced runs (counting pass ${formatMs(counted.ms)})`);
+      const forcedRuns = await timeForcedRuns(latencyMs, config, options.quick ? 1 : FORCED_RUNS);
+      options.log(`latency ${latencyMs} ms: one forced run ${formatMs(median(forcedRuns.ms))}, ${median(forcedRuns.trips)} round trips`);
+      results.push({ latencyMs, load, cli, counted, forcedRuns });
+    }
+  } finally {
+    if (previousState === undefined) delete process.env['XDG_STATE_HOME'];
+    else process.env['XDG_STATE_HOME'] = previousState;
+    await rm(state, { recursive: true, force: true });
+  }
+  return render(results, options.quick);
+}
+
+/** `dedup-verify run --virtual --latency MS` once; a failing run is recorded, not thrown. */
+async function timeCliRun(latencyMs: number, state: string): Promise<CliRun> {
+  const adb = await startBenchAdbServer();
+  const out = await mkdtemp(join(tmpdir(), 'dv-bench-latency-'));
+  try {
+    const r = await runProcess(process.execPath, [BUILT_CLI, 'run', '--virtual', '--latency', String(latencyMs), '--adb-port', String(adb.port), '--out', out], {
+      env: { ...adb.env, XDG_STATE_HOME: state },
+      timeoutMs: 1_800_000,
+    });
+    const report = await readFile(join(out, 'report.json'), 'utf8').then(
+      (text) => JSON.parse(text) as RunReport,
+      () => undefined,
+    );
+    return { ms: r.ms, code: r.code, verdict: report?.verdict ?? `none (${r.stderr.trim().split('\n').at(-1) ?? ''})` };
+  } finally {
+    await adb.stop().catch(() => undefined);
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+/** The suite through DeviceSession against a recording device process at this latency. */
+async function countSuite(latencyMs: number, config: Config, options: BenchOptions): Promise<Counted> {
+  const dev = await startDeviceProcess({ latencyMs });
+  let adb: BenchAdbServer | undefined;
+  let device: AdbDevice | undefined;
+  let forced = 0;
+  let refused = 0;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with its harness below and put back
+  const forceRun = DeviceHarness.prototype.forceRun;
+  DeviceHarness.prototype.forceRun = async function countedForceRun(this: DeviceHarness, o?: ForceRunOptions): Promise<RunResult> {
+    const result = await forceRun.call(this, o);
+    forced++;
+    if (result.outcome === 'refused') refused++;
+    return result;
+  };
+  try {
+    adb = await startBenchAdbServer();
+    await adb.connect(dev.serial);
+    const d = await AdbDevice.open({ serial: dev.serial, host: '127.0.0.1', port: adb.port });
+    device = d;
+    await dev.takeOpened();
+    const { ms, value } = await timeMs(async () => {
+      const session = await DeviceSession.open({ device: d, config, adb: { host: '127.0.0.1', port: adb!.port }, progress: () => undefined });
+      const verdicts: string[] = [];
+      for (const scenario of SCENARIOS) {
+        const outcome = await session.runScenario(scenario);
+        verdicts.push(outcome.report.verdict);
+        options.log(`latency ${latencyMs} ms: counting: ${scenario.name} ${outcome.report.verdict}`);
+      }
+      await session.close();
+      return verdicts;
+    });
+    const trips = (await dev.takeOpened()).length;
+    return { trips, forced, refused, ms, verdicts: value };
+  } finally {
+    DeviceHarness.prototype.forceRun = forceRun;
+    await device?.close().catch(() => undefined);
+    await adb?.stop().catch(() => undefined);
+    await dev.stop();
+  }
+}
+
+/** DeviceHarness.forceRun with three new items, as the forced-run benchmark's harness leg. */
+async function timeForcedRuns(latencyMs: number, config: Config, n: number): Promise<ForcedRuns> {
+  const dev: DeviceProcess = await startDeviceProcess({ latencyMs });
+  let adb: BenchAdbServer | undefined;
+  let device: AdbDevice | undefined;
+  try {
+    adb = await startBenchAdbServer();
+    await adb.connect(dev.serial);
+    const d = await AdbDevice.open({ serial: dev.serial, host: '127.0.0.1', port: adb.port });
+    device = d;
+    const ctx = await openHarnessContext(d, config);
+    const ms: number[] = [];
+    const trips: number[] = [];
+    try {
+      // One untimed run first: the app's first start and the first database reads.
+      for (let i = -1; i < n; i++) {
+        const label = i < 0 ? 'warm' : `l${latencyMs}-${i}`;
+        const h = ctx.harness(`bench-${label}`);
+        await h.forceStop();
+        await h.startApp();
+        await h.serveFeed(Array.from({ length: ITEMS_PER_RUN }, (_, k) => ({ label: `${label}-${k + 1}`, title: `Bench ${label} ${k + 1}`, ageMs: (k + 1) * HOUR })));
+        await h.primeStoredKeys();
+        await dev.takeOpened();
+        const run = await timeMs(() => h.forceRun());
+        const opened = await dev.takeOpened();
+        const r = run.value;
+        if (r.outcome !== 'success' || r.posted.length !== ITEMS_PER_RUN || r.stored.length !== ITEMS_PER_RUN) {
+          throw new Error(`forced run ${label} at ${latencyMs} ms: outcome ${r.outcome}, ${r.posted.length} posted, ${r.stored.length} stored (expected success, ${ITEMS_PER_RUN}, ${ITEMS_PER_RUN})`);
+        }
+        if (i >= 0) {
+          ms.push(run.ms);
+          trips.push(opened.length);
+        }
+      }
+    } finally {
+      await ctx.close();
+    }
+    return { ms, trips };
+  } finally {
+    await device?.close().catch(() => undefined);
+    await adb?.stop().catch(() => undefined);
+    await dev.stop();
+  }
+}
+
+function render(results: readonly AtLatency[], quick: boolean): BenchSection {
+  const base = results.find((r) => r.latencyMs === 0);
+  const baseWall = base !== undefined ? median(base.cli.map((c) => c.ms)) : NaN;
+  const baseForced = base !== undefined ? median(base.forcedRuns.ms) : NaN;
+  const rows = results.map((r) => {
+    const w = summarize(r.cli.map((c) => c.ms));
+    const wall = r.cli.length === 1 ? formatMs(w.median) : `${formatMs(w.median)} (median of ${w.n}; ${formatMs(w.min)}–${formatMs(w.max)})`;
+    const failed = r.cli.filter((c) => c.code !== 0).length;
+    const perTrip = r.latencyMs === 0 ? '–' : `${formatMs((w.median - baseWall) / r.counted.trips)} (${((w.median - baseWall) / r.counted.trips / r.latencyMs).toFixed(1)} × MS)`;
+    const forced = median(r.forcedRuns.ms);
+    return [
+      `${r.latencyMs} ms`,
+      wall,
+      r.latencyMs === 0 ? '1×' : formatRatio(w.median / baseWall),
+      `${r.cli.map((c) => c.verdict).join(', ')}${failed > 0 ? ` (${failed} exited non-zero)` : ''}`,
+      String(r.counted.trips),
+      `${r.counted.forced}${r.counted.refused > 0 ? ` (${r.counted.refused} refused)` : ''}`,
+      (r.counted.trips / r.counted.forced).toFixed(1),
+      perTrip,
+      `${formatMs(forced)}${r.latencyMs === 0 ? '' : ` (${formatRatio(forced / baseForced)})`}`,
+      r.forcedRuns.trips.length > 0 && Math.min(...r.forcedRuns.trips) === Math.max(...r.forcedRuns.trips) ? String(r.forcedRuns.trips[0]) : `${median(r.forcedRuns.trips)} (${Math.min(...r.forcedRuns.trips)}–${Math.max(...r.forcedRuns.trips)})`,
+      r.load,
+    ];
+  });
+  const at100 = results.find((r) => r.latencyMs === 100);
+  const ratio100 = at100 !== undefined ? median(at100.cli.map((c) => c.ms)) / baseWall : NaN;
+  const verdict = ratio100 <= GOAL_RATIO ? `within the ${GOAL_RATIO}× goal` : `far above the ${GOAL_RATIO}× goal`;
+  const runsText = quick ? 'one CLI run per latency (`--quick`)' : LATENCIES.map((l) => `${SUITE_RUNS[l]} at ${l} ms`).join(', ');
+  const body = [
+    `Suite on a 100 ms link / suite at 0 ms: **${formatRatio(ratio100)}** (${verdict}: the project wants the suite on a 100 ms one-way link within ${GOAL_RATIO}× its time on the loopback).`,
+    '',
+    `Method: \`--latency MS\` holds every packet the virtual device sends for MS milliseconds before writing it (in order; the host's packets are not delayed), so each adb request/response (OPEN → OKAY, WRTE → OKAY, a sync request → its reply) costs about MS more. Suite wall time: the built CLI, \`dedup-verify run --virtual --latency MS\`, ${runsText}, each on a fresh private adb server. Round trips and forced runs: a second pass of the ${SCENARIOS.length} scenarios through \`DeviceSession\` against a virtual device in its own process at the same latency that records every service the host opens (one OPEN = one round trip), as the suite benchmark counts them. One forced run: \`DeviceHarness.forceRun()\` posting and recording three new items, median of ${quick ? 1 : FORCED_RUNS} after one untimed run. "Cost per round trip" is the suite's extra wall time over the 0 ms one divided by its round trips, in ms and in units of the one-way delay. The 1-minute load average at the start of each latency is in the last column: other work on this machine slows every figure.`,
+    '',
+    table(
+      [
+        'one-way latency',
+        'suite wall (`run --virtual`)',
+        '× 0 ms',
+        'verdicts',
+        'adb round trips (suite)',
+        'forced runs (suite)',
+        'suite round trips ÷ forced runs',
+        'cost per round trip',
+        'one forced run',
+        'round trips (one forced run)',
+        'load (1 min)',
+      ],
+      rows,
+      ['r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+    `Counting passes: ${results.map((r) => `${formatMs(r.counted.ms)} at ${r.latencyMs} ms (verdicts ${[...new Set(r.counted.verdicts)].join(', ')})`).join('; ')}.`,
+  ].join('\n');
+  const wallAt = (l: number): string => {
+    const r = results.find((x) => x.latencyMs === l);
+    return r === undefined ? '?' : formatMs(median(r.cli.map((c) => c.ms)));
+  };
+  const perForced = results.map((r) => String(median(r.forcedRuns.trips)));
+  const forcedMs = results.map((r) => formatMs(median(r.forcedRuns.ms)));
+  return {
+    name: latency.name,
+    title: latency.title,
+    command: benchCommand(latency.name),
+    body,
+    headline: `suite ${LATENCIES.map((l) => `${wallAt(l)} at ${l} ms`).join(', ')} one-way: ${formatRatio(ratio100)} at 100 ms (goal ≤ ${GOAL_RATIO}×); ${results.map((r) => r.counted.trips).join(' / ')} adb round trips; one forced run ${perForced.join(' / ')} round trips, ${forcedMs.join(' / ')}`,
+  };
+}
