@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { AdbDevice } from '../src/device/adb-device.js';
 import { loadConfig } from '../src/config/load-config.js';
-import type { DeviceHarness } from '../src/scenario/device-harness.js';
+import type { DeviceHarness } from '../src/harness/device-harness.js';
 import { startBenchAdbServer, type BenchAdbServer } from './lib/adb-server.js';
 import { classifyService, startDeviceProcess, type DeviceProcess } from './lib/device-process.js';
 import { openHarnessContext, type BenchHarnessContext } from './lib/harness-context.js';

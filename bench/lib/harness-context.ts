@@ -13,8 +13,9 @@ import type { Config } from '../../src/config/types.js';
 import { setAutoTime } from '../../src/android/clock.js';
 import { getSdkLevel } from '../../src/android/properties.js';
 import { startFixtureServer } from '../../src/feed/fixture-server.js';
-import { LogObserver } from '../../src/scenario/log-observer.js';
-import { DeviceHarness, type SessionContext } from '../../src/scenario/device-harness.js';
+import { LogObserver } from '../../src/harness/log-observer.js';
+import { DeviceHarness, type SessionContext } from '../../src/harness/device-harness.js';
+import { systemClock } from '../../src/host-clock.js';
 
 export interface BenchHarnessContext {
   readonly context: SessionContext;
@@ -43,6 +44,7 @@ export async function openHarnessContext(device: AndroidDevice, config: Config):
     server,
     observer,
     linkBase: `https://feed.dedup-verify.test/bench-${randomUUID().slice(0, 8)}`,
+    clock: systemClock,
     backupDir,
     nextRun: () => ++run,
     progress: () => undefined,

@@ -15,10 +15,10 @@ import { AppiumDevice, type AppiumSession, type NotificationBuffer } from '../..
 import { crossCheckNotifications, eventLogPosts, type NotificationCrossCheck } from '../../src/device/appium-notifications.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../src/config/types.js';
-import { DeviceSession, type ScenarioOutcome } from '../../src/scenario/device-session.js';
+import { DeviceSession, type ScenarioOutcome } from '../../src/harness/device-session.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
-import { selectScenarios } from '../../src/scenario/select.js';
-import type { Scenario } from '../../src/scenario/types.js';
+import { selectScenarios } from '../../src/harness/select.js';
+import type { Scenario } from '../../src/harness/types.js';
 import { describeAnomaly, mergeScenarioVerdicts } from '../../src/report/merge.js';
 import { writeJsonReport } from '../../src/report/json.js';
 import { writeJunit } from '../../src/report/junit.js';

@@ -1,5 +1,5 @@
 /**
- * A recording fake of the Harness API (src/scenario/harness.ts) for unit specs of scenarios:
+ * A recording fake of the Harness API (src/harness/harness.ts) for unit specs of scenarios:
  * no device, no sockets, a device clock that moves only when the scenario moves it. It keeps
  * every call as a readable step and leaves the history events the real harness records for the
  * same calls (published, run-started/run-finished, schedule, rows, schema, actions), so a spec
@@ -12,7 +12,7 @@ import type { HistoryEvent, ScheduleSpec } from '../../src/history/events.js';
 import type {
   DbSnapshot, FaultPlan, ForceRunOptions, Harness, ItemSpec, Journal, RunOutcome, RunResult, ScheduledSpec, ServedItem, ServerEffect,
   WorkSnapshot,
-} from '../../src/scenario/harness.js';
+} from '../../src/harness/harness.js';
 import referenceConfig from '../../fixtures/reference-app.config.json' with { type: 'json' };
 
 export const HOUR = 3_600_000;

@@ -16,7 +16,7 @@ import { AppiumDevice } from '../../src/device/appium-device.js';
 import { uiautomator2Capabilities } from '../../src/device/appium-capabilities.js';
 import { startLocalAppiumServer, type LocalAppiumServer } from '../../src/device/appium-server.js';
 import { crossCheckNotifications, eventLogPosts } from '../../src/device/appium-notifications.js';
-import { DeviceSession } from '../../src/scenario/device-session.js';
+import { DeviceSession } from '../../src/harness/device-session.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { backToBack } from '../../src/scenarios/back-to-back.js';
 import { DedupVerifyError, DeviceCommandError, TimeoutError } from '../../src/errors.js';

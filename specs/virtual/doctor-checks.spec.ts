@@ -14,7 +14,7 @@ import { probeReverse } from '../../src/cli/commands/doctor.js';
 import { AdbDevice } from '../../src/device/adb-device.js';
 import type { AndroidDevice } from '../../src/device/android-device.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { saveDeviceState } from '../../src/scenario/hygiene.js';
+import { saveDeviceState } from '../../src/harness/device-state.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { runCli } from '../support/cli.js';
 import { testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';

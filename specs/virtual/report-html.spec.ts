@@ -15,10 +15,10 @@ import { main, type CliIo } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { AdbDevice } from '../../src/device/adb-device.js';
 import { writeReproScripts } from '../../src/report/repro.js';
-import { DeviceSession } from '../../src/scenario/device-session.js';
+import { DeviceSession } from '../../src/harness/device-session.js';
 import { backToBack } from '../../src/scenarios/back-to-back.js';
 import { killMidRun } from '../../src/scenarios/kill-mid-run.js';
-import type { Scenario } from '../../src/scenario/types.js';
+import type { Scenario } from '../../src/harness/types.js';
 import { freePort, type AdbServer } from '../support/adb-server.js';
 import { virtualLab } from '../support/lab.js';
 import { parseHistoryText } from '../../src/history/jsonl.js';
@@ -326,7 +326,7 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     const { report, script } = await record(killMidRun, 'record-before-notify', 34);
     expect(report.verdict).to.equal('fail');
 
-    const { code, out } = await replay(script, 'record-before-notify', 34, 5);
+    const { code, out } = await replay(script, 'record-before-notify', 34, 10);
     expect(code, out).to.equal(0);
     expect(out).to.include('== done: every recorded step was replayed');
     // Every kill the harness made is made here too, in the recorded order.

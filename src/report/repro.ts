@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { javaStringHashCode } from '../android/notification-mapping.js';
 import { formatInstant } from '../checker/describe.js';
 import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
-import type { ReproStep } from '../scenario/actions.js';
+import type { ReproStep } from '../harness/actions.js';
 import { describeAnomaly } from './merge.js';
 import type { ReportAnomaly } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../harness/types.js';
 import { DAY, HOUR } from './time.js';
 
 export const firstInstall: Scenario = {

@@ -1,5 +1,5 @@
 import { DEFAULT_IDEMPOTENCY_HEADER, bodyLink } from '../checker/properties/index.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../harness/types.js';
 import { HOUR } from './time.js';
 
 export const idempotencyKey: Scenario = {

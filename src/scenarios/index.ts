@@ -1,5 +1,5 @@
 /** Every scenario, in the order docs/design.md §6 lists them (the default run order). */
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../harness/types.js';
 import { backToBack } from './back-to-back.js';
 import { dbIsTruth } from './db-is-truth.js';
 import { missedRun } from './missed-run.js';

@@ -1,5 +1,5 @@
-import type { ForceRunOptions } from '../scenario/harness.js';
-import type { Scenario } from '../scenario/types.js';
+import type { ForceRunOptions } from '../harness/harness.js';
+import type { Scenario } from '../harness/types.js';
 import { HOUR } from './time.js';
 
 interface KillPoint {

@@ -1,4 +1,4 @@
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../harness/types.js';
 import { HOUR, MINUTE } from './time.js';
 
 export { EXPECTED_OUTCOME } from '../checker/properties/index.js';

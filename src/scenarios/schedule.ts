@@ -1,4 +1,4 @@
-import type { Harness, ScheduledSpec } from '../scenario/harness.js';
+import type { Harness, ScheduledSpec } from '../harness/harness.js';
 
 /**
  * The periodic work the app scheduled, read from its WorkManager database (and recorded as a

@@ -1,5 +1,5 @@
 import { AFTER_RELAUNCH, BEFORE_RELAUNCH } from '../checker/properties/index.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../harness/types.js';
 
 export const uniqueWork: Scenario = {
   name: 'unique-work',

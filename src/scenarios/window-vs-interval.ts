@@ -1,5 +1,5 @@
 import { WINDOW_PROBE_LABEL, requiredWindowMs } from '../checker/properties/index.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../harness/types.js';
 import { readSchedule } from './schedule.js';
 import { HOUR, formatDuration } from './time.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quoteBash, renderReproScript, writeReproScripts, type ReproInput } from '../../../src/report/repro.js';
 import { loadFixture } from '../android/fixtures.js';
-import type { ReproStep } from '../../../src/scenario/actions.js';
+import type { ReproStep } from '../../../src/harness/actions.js';
 import type { ReportAnomaly } from '../../../src/report/types.js';
 
 const PKG = 'com.example.feednotifier';

@@ -1,6 +1,6 @@
 /** Plays a scenario against the recording fake harness and checks what it left, as `run` would. */
 import { checkSegment, type CheckResult } from '../../../src/checker/index.js';
-import type { Scenario } from '../../../src/scenario/types.js';
+import type { Scenario } from '../../../src/harness/types.js';
 import { FakeHarness } from '../../support/fake-harness.js';
 
 export interface Played {

@@ -25,13 +25,13 @@ import { checkRunAs } from '../../android/app-data.js';
 import { getPackageInfo, hasNotificationPermission } from '../../android/packages.js';
 import { getSdkLevel } from '../../android/properties.js';
 import { getAutoTime, readDeviceTimeMs } from '../../android/clock.js';
-import { readWorkSnapshot } from '../../scenario/work-state.js';
+import { readWorkSnapshot } from '../../harness/work-state.js';
 import { findJob, WORKMANAGER_JOB_SERVICE } from '../../android/job-scheduler.js';
 import { loadConfig } from '../../config/load-config.js';
-import { readSavedState, stateDirFor } from '../../scenario/hygiene.js';
+import { readSavedState, stateDirFor } from '../../harness/device-state.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
-import { referenceAppConfigPath } from './run.js';
+import { referenceAppConfigPath } from '../package-root.js';
 import type { CliIo } from '../main.js';
 
 export interface DoctorCheck {
@@ -149,7 +149,7 @@ async function probeClock(device: AndroidDevice): Promise<DoctorCheck> {
 }
 
 /**
- * An interrupted run leaves a state file (src/scenario/hygiene.ts, read with readSavedState):
+ * An interrupted run leaves a state file (src/harness/device-state.ts, read with readSavedState):
  * its device may still have a moved clock, auto_time 0, the run's reverse rule and test data,
  * and `run` refuses the device until `dedup-verify restore` has put it back.
  */

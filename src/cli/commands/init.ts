@@ -27,7 +27,7 @@ import { formatDuration } from '../../checker/describe.js';
 import { parseConfig } from '../../config/parse-config.js';
 import { CONFIG_DEFAULTS, DEFAULT_CONFIG_FILE } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
-import { packageRoot } from './run.js';
+import { packageRoot } from '../package-root.js';
 import { checkOutputFile } from '../inputs.js';
 import type { CliIo } from '../main.js';
 

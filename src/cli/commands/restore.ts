@@ -9,7 +9,7 @@
 import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
 import { AdbDevice } from '../../device/adb-device.js';
 import { findAdbBinary, isLocalHost } from '../../device/adb-server.js';
-import { listSavedStates, readSavedState, restoreDevice, stateDirFor } from '../../scenario/hygiene.js';
+import { listSavedStates, readSavedState, restoreDevice, stateDirFor } from '../../harness/device-state.js';
 import { defaultAdbPort } from './run-devices.js';
 import type { CliIo } from '../main.js';
 

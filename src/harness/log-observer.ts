@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AndroidDevice, StreamHandle } from '../device/android-device.js';
 import { TimeoutError } from '../errors.js';
 import { parseLogLine, type LogLine } from '../android/parsers/logcat.js';
+import { systemClock, type HostClock } from '../host-clock.js';
 
 export interface ObservedLine extends LogLine {
   readonly seq: number;
@@ -24,15 +25,18 @@ export class LogObserver {
   private handle: StreamHandle | undefined;
   private ended = false;
 
-  private constructor(private readonly device: AndroidDevice) {}
+  private constructor(
+    private readonly device: AndroidDevice,
+    private readonly clock: HostClock,
+  ) {}
 
   /**
    * Starts `logcat -v epoch -b main -b system -b events -T 1`, writes a start marker and keeps
    * only what comes after it. Not `-T <time>`: after an earlier run moved the clock forward and
    * back, old entries carry future timestamps and logd would replay them all.
    */
-  static async start(device: AndroidDevice, timeoutMs: number): Promise<LogObserver> {
-    const observer = new LogObserver(device);
+  static async start(device: AndroidDevice, timeoutMs: number, clock: HostClock = systemClock): Promise<LogObserver> {
+    const observer = new LogObserver(device, clock);
     const command = ['logcat', '-v', 'epoch', '-b', 'main', '-b', 'system', '-b', 'events', '-T', '1'];
     observer.handle = await device.streamShell(command, { onLine: (line) => observer.accept(line) });
     void observer.handle.done.then(() => {
@@ -56,7 +60,7 @@ export class LogObserver {
 
   /** Waits until a line from `from` on satisfies `predicate`; returns it. */
   async waitFor(from: number, predicate: (line: ObservedLine) => boolean, timeoutMs: number, what: string): Promise<ObservedLine> {
-    const started = Date.now();
+    const started = this.clock.monotonic();
     return new Promise<ObservedLine>((resolve, reject) => {
       let scanned = from;
       const check = (): boolean => {
@@ -70,7 +74,7 @@ export class LogObserver {
         }
         if (this.ended) {
           done();
-          reject(new TimeoutError(`the logcat stream of ${this.device.serial} ended while waiting for ${what}`, Date.now() - started));
+          reject(new TimeoutError(`the logcat stream of ${this.device.serial} ended while waiting for ${what}`, this.clock.monotonic() - started));
           return true;
         }
         return false;

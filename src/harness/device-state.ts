@@ -259,3 +259,22 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
   if (problems.length === 0) await rm(stateDirFor(state.serial, env), { recursive: true, force: true });
   return { problems };
 }
+
+/**
+ * Refuses devices an interrupted run left a state file for (docs/design.md §8): saving them now
+ * would record a changed device as the original. The fix leads the message.
+ */
+export async function refuseUnrestored(serials: readonly string[]): Promise<void> {
+  const left: { serial: string; savedAt: string }[] = [];
+  for (const serial of serials) {
+    const state = await readSavedState(serial);
+    if (state !== null) left.push({ serial, savedAt: state.savedAt });
+  }
+  if (left.length === 0) return;
+  const commands = left.map((l) => `\`dedup-verify restore --device ${l.serial}\``).join(' and ');
+  const what = left.map((l) => `${l.serial} was not restored after an earlier run (its state, saved ${l.savedAt}, is in ${stateDirFor(l.serial)})`).join('; ');
+  throw new DedupVerifyError(
+    ErrorCode.Restore,
+    `Run ${commands} first, then this command again: ${what}, and a run does not start on a device whose clock, auto_time, reverse rules or app data may still be changed.`,
+  );
+}

@@ -3,7 +3,6 @@
  * and the logcat stream, runs scenarios one after another with a fresh Harness each, and puts
  * everything back at the end (also on SIGINT/SIGTERM through `close`).
  */
-import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,9 +20,10 @@ import { getSdkLevel } from '../android/properties.js';
 import { setAutoTime } from '../android/clock.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
-import { restoreDevice, saveDeviceState, type RestoreReport, type SavedDeviceState } from './hygiene.js';
+import { restoreDevice, saveDeviceState, type RestoreReport, type SavedDeviceState } from './device-state.js';
 import type { Scenario } from './types.js';
 import type { ReproStep } from './actions.js';
+import { systemClock, type HostClock } from '../host-clock.js';
 
 export interface SessionOptions {
   readonly device: AndroidDevice;
@@ -41,6 +41,8 @@ export interface SessionOptions {
   readonly signal?: AbortSignal;
   /** The device was created for this run (--virtual): a state file left for its serial is stale. */
   readonly freshDevice?: boolean;
+  /** The host's clocks (default: the system's). */
+  readonly clock?: HostClock;
 }
 
 export interface ScenarioOutcome {
@@ -68,6 +70,7 @@ export class DeviceSession {
     private readonly progress: (text: string) => void,
     private readonly signal: AbortSignal,
     private readonly evidenceDir: string | undefined,
+    private readonly clock: HostClock,
   ) {}
 
   /** Checks the app, saves the device state, and sets up the server, reverse rule and stream. */
@@ -103,8 +106,9 @@ export class DeviceSession {
         ...(options.journalPath !== undefined ? { journalPath: options.journalPath } : {}),
       });
       await device.reverse(config.feed.devicePort, server.port);
-      observer = await LogObserver.start(device, config.timeouts.commandMs);
-      return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal, options.evidenceDir);
+      const clock = options.clock ?? systemClock;
+      observer = await LogObserver.start(device, config.timeouts.commandMs, clock);
+      return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal, options.evidenceDir, clock);
     } catch (e) {
       await observer?.stop().catch(() => undefined);
       await server?.close().catch(() => undefined);
@@ -118,7 +122,7 @@ export class DeviceSession {
    * `trial`: its number under --repeat (labels and reports it as `name#trial`); omit otherwise.
    */
   async runScenario(scenario: Scenario, trial?: number): Promise<ScenarioOutcome> {
-    const started = performance.now();
+    const started = this.clock.monotonic();
     const label = trial !== undefined ? `${scenario.name}#${trial}` : scenario.name;
     const context: SessionContext = {
       device: this.device,
@@ -130,7 +134,8 @@ export class DeviceSession {
       backupDir: join(this.state.backupDir, 'work'),
       nextRun: () => ++this.runCounter,
       signal: this.signal,
-      progress: (text) => this.progress(`${this.device.serial} ${label} [${((performance.now() - started) / 1000).toFixed(1)}s] ${text}`),
+      clock: this.clock,
+      progress: (text) => this.progress(`${this.device.serial} ${label} [${((this.clock.monotonic() - started) / 1000).toFixed(1)}s] ${text}`),
     };
     const h = new DeviceHarness(context, label);
     const logFrom = this.observer.position;
@@ -179,7 +184,7 @@ export class DeviceSession {
       name: scenario.name,
       device: this.device.serial,
       verdict: check.verdict,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(this.clock.monotonic() - started),
       counts: check.counts,
       anomalies: check.anomalies,
       ...(trial !== undefined ? { repeat: trial } : {}),
@@ -209,7 +214,7 @@ export class DeviceSession {
         name: scenario.name,
         device: this.device.serial,
         verdict: 'skipped',
-        durationMs: Math.round(performance.now() - started),
+        durationMs: Math.round(this.clock.monotonic() - started),
         counts: emptyCounts(),
         anomalies: [],
         error: why,

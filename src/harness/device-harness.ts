@@ -3,7 +3,7 @@
  * server. One instance per scenario and trial; the session (device-session.ts) owns the
  * device-wide state (fixture server, logcat stream, saved state) and lends it.
  */
-import { performance } from 'node:perf_hooks';
+import type { HostClock } from '../host-clock.js';
 import { randomUUID } from 'node:crypto';
 import type { AndroidDevice } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
@@ -63,6 +63,8 @@ export interface SessionContext {
   progress(text: string): void;
   /** Aborted on SIGINT/SIGTERM: the scenario stops at its next step. */
   readonly signal: AbortSignal;
+  /** The host's clocks: the harness reads no other. */
+  readonly clock: HostClock;
 }
 
 /** Result line of androidx WorkerWrapper (androidx `work/work-runtime/.../WorkerWrapper.kt`, INFO, tag WM-WorkerWrapper). */
@@ -83,7 +85,7 @@ export class DeviceHarness implements Harness {
   private storedKeys: Set<string> | undefined;
   /** Journal and log positions up to which the app's activity is in the history. */
   private seen: { journal: number; log: number };
-  private readonly started = performance.now();
+  private readonly started: number;
   private journalStart: number;
   /** Device clock minus host clock at the last reading or setting of the device clock. */
   private clockOffset: number | undefined;
@@ -94,6 +96,7 @@ export class DeviceHarness implements Harness {
   ) {
     this.config = ctx.config;
     this.apiLevel = ctx.apiLevel;
+    this.started = ctx.clock.monotonic();
     this.journalStart = ctx.server.journal().length;
     this.seen = { journal: this.journalStart, log: ctx.observer.position };
   }
@@ -128,7 +131,7 @@ export class DeviceHarness implements Harness {
    * set (for events that need a time but not a device round trip of their own).
    */
   private deviceTimeEstimate(): number {
-    return Date.now() + (this.clockOffset ?? 0);
+    return this.ctx.clock.now() + (this.clockOffset ?? 0);
   }
 
   /** Records what the harness did to the device or the fixture server. */
@@ -189,12 +192,12 @@ export class DeviceHarness implements Harness {
 
   fault(route: 'feed' | 'receipts', plan: FaultPlan): void {
     this.ctx.server.setFault(this.routePath(route), plan);
-    this.repro.push({ kind: 'fault', t: Date.now(), route: this.routePath(route), plan: JSON.stringify(plan) });
+    this.repro.push({ kind: 'fault', t: this.ctx.clock.now(), route: this.routePath(route), plan: JSON.stringify(plan) });
     this.action('fault', { detail: `${this.routePath(route)}: ${JSON.stringify(plan)}` });
   }
   clearFaults(): void {
     this.ctx.server.clearFaults();
-    this.repro.push({ kind: 'fault', t: Date.now(), route: '*', plan: 'none' });
+    this.repro.push({ kind: 'fault', t: this.ctx.clock.now(), route: '*', plan: 'none' });
     this.action('fault', { detail: 'every route: none' });
   }
   private routePath(route: 'feed' | 'receipts'): string {
@@ -220,7 +223,7 @@ export class DeviceHarness implements Harness {
 
   async deviceNow(): Promise<number> {
     const now = await readDeviceTimeMs(this.device);
-    this.clockOffset = now - Date.now();
+    this.clockOffset = now - this.ctx.clock.now();
     return now;
   }
 
@@ -231,7 +234,7 @@ export class DeviceHarness implements Harness {
 
   private async setClock(ms: number): Promise<void> {
     await setDeviceTime(this.device, ms);
-    this.clockOffset = ms - Date.now();
+    this.clockOffset = ms - this.ctx.clock.now();
     this.repro.push({ kind: 'adb-shell', t: ms, argv: ['cmd', 'alarm', 'set-time', String(ms)], note: `clock to ${new Date(ms).toISOString()}` });
     this.action('set-time', { argv: ['cmd', 'alarm', 'set-time', String(ms)], detail: `clock to ${new Date(ms).toISOString()}` });
   }
@@ -267,7 +270,7 @@ export class DeviceHarness implements Harness {
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
     const journalFrom = this.ctx.server.journal().length;
     const logFrom = this.ctx.observer.position;
-    const hostAtStart = Date.now();
+    const hostAtStart = this.ctx.clock.now();
 
     const finish = async (outcome: RunOutcome, extra: string[] = []): Promise<RunResult> => {
       evidence.push(...extra);
@@ -322,7 +325,7 @@ export class DeviceHarness implements Harness {
     const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.exec(l.message)?.[2] === workId;
     const resultLine = this.ctx.observer.waitFor(logFrom, isResult, this.config.timeouts.runMs, `WM-WorkerWrapper result for run ${run}`);
     resultLine.catch(() => undefined);
-    const deadline = performance.now() + REFUSED_AFTER_MS;
+    const deadline = this.ctx.clock.monotonic() + REFUSED_AFTER_MS;
     let delayMs = 50;
     for (;;) {
       const done = await Promise.race([resultLine.then((l) => l), delay(delayMs).then(() => null)]);
@@ -332,7 +335,7 @@ export class DeviceHarness implements Harness {
       // executeRunCommand: queueReadyJobsForExecutionLocked + maybeRunPendingJobsLocked), so a job
       // that is neither, with no fetch and no result line, has ended: WorkerWrapper delayed it.
       const busy = await this.jobBusy(job);
-      if (!fetched && (busy === false || (busy === undefined && performance.now() > deadline))) {
+      if (!fetched && (busy === false || (busy === undefined && this.ctx.clock.monotonic() > deadline))) {
         await this.ctx.observer.sync(this.config.timeouts.commandMs);
         const late = this.ctx.observer.since(logFrom).find(isResult);
         if (late) return RESULT_OUTCOME[RESULT_LINE.exec(late.message)?.[1] ?? ''] ?? 'success';
@@ -408,7 +411,7 @@ export class DeviceHarness implements Harness {
       .catch(() => undefined);
     await this.ctx.observer.sync(this.config.timeouts.commandMs);
     const first = fetchedSince()[0];
-    const hostNow = Date.now();
+    const hostNow = this.ctx.clock.now();
     const deviceNow = await this.deviceNow();
     const startedAt = first ? deviceNow - (hostNow - first.t) : deviceNow;
     const run = this.ctx.nextRun();
@@ -557,7 +560,7 @@ export class DeviceHarness implements Harness {
     this.record({ type: 'forgotten', t: await this.deviceNow(), items: keys });
     this.repro.push({
       kind: 'adb-shell',
-      t: Date.now(),
+      t: this.ctx.clock.now(),
       argv: ['run-as', this.pkg, 'sqlite3', file, `DELETE FROM ${quoteSqlIdentifier(table)} WHERE ${quoteSqlIdentifier(keyColumn)} IN (${keys.map((k) => `'${k.replaceAll("'", "''")}'`).join(', ')})`],
       note: 'delete the recorded rows (with the app stopped; needs sqlite3 on the device, else pull, edit and push the database)',
     });
@@ -573,14 +576,14 @@ export class DeviceHarness implements Harness {
     const info = this.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API ? await getPackageInfo(this.device, this.pkg) : null;
     const hadNotifications = info !== null && hasNotificationPermission(info, this.apiLevel);
     const out = await this.device.shellText(['pm', 'clear', this.pkg]);
-    this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['pm', 'clear', this.pkg] });
+    this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv: ['pm', 'clear', this.pkg] });
     this.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
     this.action('clear-app-data', { argv: ['pm', 'clear', this.pkg], detail: out.trim() });
     if (hadNotifications) {
       const after = await getPackageInfo(this.device, this.pkg);
       if (after === null || !hasNotificationPermission(after, this.apiLevel)) {
         const argv = await setRuntimePermission(this.device, this.pkg, POST_NOTIFICATIONS, true);
-        this.repro.push({ kind: 'adb-shell', t: Date.now(), argv, note: 'pm clear revoked it; the app had it before' });
+        this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv, note: 'pm clear revoked it; the app had it before' });
         this.action('grant', { argv, detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' });
       }
     }
@@ -592,14 +595,14 @@ export class DeviceHarness implements Harness {
     const activity = this.config.app.launchActivity ?? '.MainActivity';
     const component = activity.includes('/') ? activity : `${this.pkg}/${activity}`;
     await startActivity(this.device, component);
-    this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['am', 'start', '-n', component] });
+    this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv: ['am', 'start', '-n', component] });
     this.action('start-app', { argv: ['am', 'start', '-n', component] });
     await this.waitForJob();
   }
 
   async forceStop(): Promise<void> {
     await forceStop(this.device, this.pkg);
-    this.repro.push({ kind: 'adb-shell', t: Date.now(), argv: ['am', 'force-stop', this.pkg] });
+    this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv: ['am', 'force-stop', this.pkg] });
     this.action('force-stop', { argv: ['am', 'force-stop', this.pkg] });
   }
 
@@ -613,7 +616,7 @@ export class DeviceHarness implements Harness {
     });
     this.repro.push({
       kind: 'adb-shell',
-      t: Date.now(),
+      t: this.ctx.clock.now(),
       argv: ['am', 'broadcast', '-a', 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', '-p', this.pkg, '--include-stopped-packages'],
       note: 'start the process without an activity',
     });
@@ -623,13 +626,13 @@ export class DeviceHarness implements Harness {
 
   /** The app schedules its work when its process starts; wait until JobScheduler has the job. */
   private async waitForJob(): Promise<void> {
-    const deadline = performance.now() + this.config.timeouts.runMs;
+    const deadline = this.ctx.clock.monotonic() + this.config.timeouts.runMs;
     let delayMs = 25;
     for (;;) {
       const work = await this.readWorkState().catch(() => undefined);
       const id = work?.primary?.systemId;
       if (id !== undefined && (await findJob(this.device, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE }))) return;
-      if (performance.now() > deadline) {
+      if (this.ctx.clock.monotonic() > deadline) {
         throw new TimeoutError(
           `${this.pkg} did not schedule its periodic work "${this.config.work.uniqueName}" within ${this.config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
           this.config.timeouts.runMs,
@@ -698,7 +701,7 @@ export class DeviceHarness implements Harness {
   }
 
   get elapsedMs(): number {
-    return performance.now() - this.started;
+    return this.ctx.clock.monotonic() - this.started;
   }
 }
 

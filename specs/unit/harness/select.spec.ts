@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseShard, selectScenarios } from '../../../src/scenario/select.js';
+import { parseShard, selectScenarios } from '../../../src/harness/select.js';
 import { SCENARIOS } from '../../../src/scenarios/index.js';
 
 describe('scenario selection and --shard', () => {
