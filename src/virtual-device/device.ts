@@ -13,7 +13,12 @@ import { CommandTable } from './shell/command-table.js';
 import { registerToyboxCommands } from './shell/commands/index.js';
 import { log } from './shell/commands/log.js';
 import { apiProfile, type ApiLevel } from './profiles.js';
-import { installAndroidModel } from './system/index.js';
+
+/**
+ * What installs a model on a bare device (the Android system and its apps: system/index.ts
+ * installAndroidModel). The core (adbd, transport, shell, fs) stands without one.
+ */
+export type DeviceInstaller = (device: VirtualDevice) => Promise<void>;
 
 export interface VirtualDeviceOptions {
   /** API level profile: 30, 33 or 34 (default 34). */
@@ -64,11 +69,12 @@ export class VirtualDevice implements DeviceModel {
     this.shell = new Shell(this);
   }
 
-  static async create(options: VirtualDeviceOptions = {}): Promise<VirtualDevice> {
+  /** A device with its core only, then each installer run on it in order. */
+  static async create(options: VirtualDeviceOptions = {}, installers: readonly DeviceInstaller[] = []): Promise<VirtualDevice> {
     const fs = await VirtualFs.create(options.tmpDir === undefined ? {} : { tmpDir: options.tmpDir });
     const device = new VirtualDevice(fs, options);
     device.onDispose(() => fs.dispose());
-    await installAndroidModel(device);
+    for (const install of installers) await install(device);
     return device;
   }
 

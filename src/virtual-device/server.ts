@@ -6,6 +6,7 @@ import net from 'node:net';
 import { AdbDaemon } from './adbd/daemon.js';
 import { MAX_LATENCY_MS, isValidLatencyMs } from './adbd/delayed-link.js';
 import { VirtualDevice, type VirtualDeviceOptions } from './device.js';
+import { installAndroidModel } from './system/index.js';
 
 export interface StartVirtualDeviceOptions extends VirtualDeviceOptions {
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
@@ -61,7 +62,7 @@ export async function startVirtualDevice(options: StartVirtualDeviceOptions = {}
   const port = await listen(server, requested);
   let device: VirtualDevice;
   try {
-    device = await VirtualDevice.create({ serialHint: `virtual-${port}`, ...deviceOptions });
+    device = await VirtualDevice.create({ serialHint: `virtual-${port}`, ...deviceOptions }, [installAndroidModel]);
   } catch (e) {
     for (const s of early) s.destroy();
     await closeServer(server);

@@ -15,6 +15,7 @@ import type { SystemLog } from '../../../../src/virtual-device/system/system-log
 import { VirtualDevice } from '../../../../src/virtual-device/device.js';
 import { CaptureSink } from '../../../../src/virtual-device/shell/streams.js';
 import { stdinOf } from '../shell-harness.js';
+import { installAndroidModel } from '../../../../src/virtual-device/system/index.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 const HOLDER = 'com.example.holder';
@@ -193,7 +194,7 @@ describe('am kill / force-stop / run-as kill on a device whose app holds a runni
   let running: JobParameters | undefined;
 
   beforeEach(async () => {
-    device = await VirtualDevice.create({ apiLevel: 34 });
+    device = await VirtualDevice.create({ apiLevel: 34 }, [installAndroidModel]);
     system = getAndroidSystem(device)!;
     running = undefined;
     await system.install(
@@ -266,7 +267,7 @@ describe('pm clear and runtime permissions', () => {
   const enqueueEvents = async (device: VirtualDevice): Promise<number> => (await sh(device, 'logcat -b events -d')).out.split('\n').filter((l) => l.includes(' notification_enqueue: ')).length;
 
   it('API 34: pm clear revokes POST_NOTIFICATIONS (dumpsys granted=false); posts are refused without an event until pm grant', async () => {
-    const device = await VirtualDevice.create({ apiLevel: 34 });
+    const device = await VirtualDevice.create({ apiLevel: 34 }, [installAndroidModel]);
     try {
       const system = getAndroidSystem(device)!;
       const perm = '        android.permission.POST_NOTIFICATIONS: granted=';
@@ -286,7 +287,7 @@ describe('pm clear and runtime permissions', () => {
   });
 
   it('API 30: POST_NOTIFICATIONS is no runtime permission; after pm clear posts still go through', async () => {
-    const device = await VirtualDevice.create({ apiLevel: 30 });
+    const device = await VirtualDevice.create({ apiLevel: 30 }, [installAndroidModel]);
     try {
       const system = getAndroidSystem(device)!;
       expect(await sh(device, `pm clear ${FEED}`)).to.deep.equal({ out: 'Success\n', err: '', code: 0 });
