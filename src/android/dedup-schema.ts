@@ -3,6 +3,12 @@
  * own file), and two probe inserts made inside a transaction that is rolled back: two rows with
  * a NULL key, and an existing key inserted again. The result is data (the history's `schema`
  * event); src/checker/properties/dedup-table.ts judges it.
+ *
+ * Nothing here is Android's own behaviour: it is SQLite's, read through PRAGMA table_info,
+ * index_list (`unique`, `partial`) and index_info (sqlite.org/pragma.html), as the app's Room
+ * database on any API level stores it; for a UNIQUE index SQLite counts every NULL as different
+ * from every other (sqlite.org/lang_createindex.html), which is why a nullable key lets legacy
+ * rows coexist.
  */
 import Database from 'better-sqlite3';
 import type { SchemaColumn, SchemaIndex } from '../history/events.js';
