@@ -11,7 +11,7 @@ import type { FixtureServer, JournalEntry } from '../feed/fixture-server.js';
 import type { FeedItem } from '../feed/feed-items.js';
 import { truncateToSecond } from '../feed/feed-items.js';
 import type { HistoryEvent, RunOutcome as HistoryRunOutcome, ScheduleSpec } from '../history/events.js';
-import { inspectDedupSchema } from '../android/dedup-schema.js';
+import { inspectDedupSchema } from './dedup-schema.js';
 import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
 import { DedupVerifyError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
 import { forceStop, sendBroadcast, startActivity } from '../android/activity.js';

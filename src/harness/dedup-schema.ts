@@ -12,7 +12,7 @@
  */
 import Database from 'better-sqlite3';
 import type { SchemaColumn, SchemaIndex } from '../history/events.js';
-import { quoteSqlIdentifier } from './names.js';
+import { quoteSqlIdentifier } from '../android/names.js';
 
 interface IndexListRow {
   name: string;
