@@ -6,10 +6,12 @@
 import type { CommandRegistry, DeviceModel, LogSink, ShellIo } from './types.js';
 import { VirtualClock } from './clock.js';
 import { VirtualFs } from './fs/virtual-fs.js';
+import { DeviceExtensions } from './extensions.js';
 import { LogBuffers } from './logcat/log-buffers.js';
 import { VirtualNetwork } from './net/device-network.js';
 import { Shell, type ShellRunOptions } from './shell/shell.js';
 import { CommandTable } from './shell/command-table.js';
+import { ProcessTable } from './shell/process-table.js';
 import { registerToyboxCommands } from './shell/commands/index.js';
 import { log } from './shell/commands/log.js';
 import { apiProfile, type ApiLevel } from './profiles.js';
@@ -46,9 +48,11 @@ export class VirtualDevice implements DeviceModel {
   readonly shell: Shell;
   readonly fs: VirtualFs;
   readonly options: Readonly<VirtualDeviceOptions>;
+  /** What `ps`, `pidof` and `kill` see: the shell's processes and those the installed model adds. */
+  readonly processes = new ProcessTable();
   adbdIsRoot = false;
-  /** Extension points filled by the Android model (android/) once installed. */
-  readonly extensions = new Map<string, unknown>();
+  /** What installers provide (the Android model: system/index.ts), each under its typed key (extensions.ts). */
+  readonly extensions = new DeviceExtensions();
   private readonly disposers: (() => Promise<void> | void)[] = [];
 
   private constructor(fs: VirtualFs, options: VirtualDeviceOptions) {

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createTestDevice, run, type TestDevice } from './shell-harness.js';
 import type { Shell } from '../../../src/virtual-device/shell/shell.js';
-import { processTableOf } from '../../../src/virtual-device/shell/process-table.js';
 
 describe('virtual device toybox commands', () => {
   let device: TestDevice;
@@ -248,7 +247,7 @@ describe('virtual device toybox commands', () => {
 
   describe('processes', () => {
     it('ps lists the caller\'s processes, -A everything including what the model registers', async () => {
-      processTableOf(device).spawn({ name: 'com.example.feednotifier', uid: 10190, pid: 4321, ppid: 1 });
+      device.processes.spawn({ name: 'com.example.feednotifier', uid: 10190, pid: 4321, ppid: 1 });
       const mine = (await run(shell, 'ps')).stdout.split('\n');
       expect(mine[0]).to.equal('USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME');
       expect(mine.slice(1).filter((l) => l !== '').map((l) => l.split(/\s+/).at(-1))).to.deep.equal(['sh', 'ps']);
@@ -261,8 +260,8 @@ describe('virtual device toybox commands', () => {
 
     it('kill signals processes it may signal', async () => {
       let received: number | undefined;
-      processTableOf(device).spawn({ name: 'mine', uid: 2000, pid: 5555, onSignal: (s) => (received = s) });
-      processTableOf(device).spawn({ name: 'theirs', uid: 10190, pid: 5556 });
+      device.processes.spawn({ name: 'mine', uid: 2000, pid: 5555, onSignal: (s) => (received = s) });
+      device.processes.spawn({ name: 'theirs', uid: 10190, pid: 5556 });
       const r = await run(shell, 'kill -9 5555; kill 5556; kill 99999');
       expect(received).to.equal(9);
       expect(r.stderr).to.equal('/system/bin/sh: kill: 5556: Operation not permitted\n/system/bin/sh: kill: 99999: No such process\n');

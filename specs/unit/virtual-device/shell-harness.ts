@@ -8,6 +8,7 @@ import { VirtualFs } from '../../../src/virtual-device/fs/virtual-fs.js';
 import { ManualHostClock, VirtualClock } from '../../../src/virtual-device/clock.js';
 import { LogBuffers } from '../../../src/virtual-device/logcat/log-buffers.js';
 import { CommandTable } from '../../../src/virtual-device/shell/command-table.js';
+import { ProcessTable } from '../../../src/virtual-device/shell/process-table.js';
 import { registerToyboxCommands } from '../../../src/virtual-device/shell/commands/index.js';
 import { Shell, type ShellRunOptions } from '../../../src/virtual-device/shell/shell.js';
 import type { ShellHost } from '../../../src/virtual-device/shell/context.js';
@@ -74,7 +75,7 @@ export async function createTestDevice(options: { apiLevel?: 30 | 33 | 34 } = {}
     adbdIsRoot: false,
     hostPath: (p) => fs.hostPath(p),
     fs,
-    extensions: new Map(),
+    processes: new ProcessTable(),
   };
   return { device, shell: new Shell(device), dispose: () => fs.dispose() };
 }

@@ -7,7 +7,7 @@ import type { Fds, Interpreter } from './interpreter.js';
 import { FunctionReturn, LoopControl, ShellAborted, ShellExit } from './control-flow.js';
 import { evaluateTest, TestError } from './test-expr.js';
 import { evaluateArithmetic, ArithmeticError } from './arithmetic.js';
-import { processTableOf, signalNumber, SIGNALS } from './process-table.js';
+import { signalNumber, SIGNALS } from './process-table.js';
 import { resolveAndroidPath } from '../fs/android-path.js';
 import { isFsError } from '../fs/fs-error.js';
 import { isDirMode } from '../fs/file-mode.js';
@@ -332,7 +332,7 @@ const kill: Builtin = async (sh, argv, fds) => {
     await builtinError(sh, fds, 'kill', 'usage: kill [-s signame | -signum | -signame] { job | pid | pgrp } ...');
     return 1;
   }
-  const table = processTableOf(sh.host);
+  const table = sh.host.processes;
   let status = 0;
   for (const a of args) {
     if (!/^-?\d+$/.test(a)) {

@@ -5,13 +5,15 @@
 import type { CommandContext, DeviceModel, ShellIo } from '../types.js';
 import type { VirtualFs } from '../fs/virtual-fs.js';
 import type { LogBuffers } from '../logcat/log-buffers.js';
+import type { ProcessTable } from './process-table.js';
 import { resolveAndroidPath } from '../fs/android-path.js';
 
 /** The device as the shell needs it (VirtualDevice satisfies this). */
 export interface ShellHost extends DeviceModel {
   readonly fs: VirtualFs;
   readonly logs: LogBuffers;
-  readonly extensions: Map<string, unknown>;
+  /** The device's processes (the shell registers its own while they run). */
+  readonly processes: ProcessTable;
 }
 
 export interface ChildShellOptions {

@@ -1,9 +1,8 @@
 /**
- * The device's process table, shared through `device.extensions` under PROCESS_TABLE_KEY so
- * the Android model can add its processes (system_server, the app) and `ps`, `pidof` and
- * `kill` see them. Shell commands register themselves while they run.
+ * The device's process table (ShellHost.processes), part of the core so the Android model can
+ * add its processes (system_server, the app) and `ps`, `pidof` and `kill` see them. Shell
+ * commands register themselves while they run.
  */
-export const PROCESS_TABLE_KEY = 'processTable';
 
 /** Linux signal numbers (asm-generic/signal.h) and names as toybox's kill -l lists them. */
 export const SIGNALS = {
@@ -143,13 +142,4 @@ export class ProcessTable {
 /** Signals whose default action is to ignore (or continue) rather than terminate. */
 export function isIgnoredByDefault(signal: number): boolean {
   return signal === SIGNALS.CHLD || signal === SIGNALS.CONT || signal === SIGNALS.URG || signal === SIGNALS.WINCH;
-}
-
-/** The device's process table (created on first use). */
-export function processTableOf(host: { readonly extensions: Map<string, unknown> }): ProcessTable {
-  const existing = host.extensions.get(PROCESS_TABLE_KEY);
-  if (existing instanceof ProcessTable) return existing;
-  const table = new ProcessTable();
-  host.extensions.set(PROCESS_TABLE_KEY, table);
-  return table;
 }

@@ -14,7 +14,7 @@ import type { ShellHost } from './context.js';
 import { Fds, Interpreter, createShellState, type SessionEnv } from './interpreter.js';
 import { ShellAborted } from './control-flow.js';
 import { BrokenPipeError, InputReader } from './streams.js';
-import { processTableOf, SIGNALS } from './process-table.js';
+import { SIGNALS } from './process-table.js';
 import { passwdOf } from '../fs/android-ids.js';
 
 export const DEFAULT_PATH = '/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin';
@@ -72,7 +72,7 @@ export class Shell {
   async run(line: string, io: ShellIo, options: ShellRunOptions = {}): Promise<number> {
     const uid = options.uid ?? (this.device.adbdIsRoot ? Uid.root : Uid.shell);
     const interactive = options.interactive ?? line === '';
-    const processes = processTableOf(this.device);
+    const processes = this.device.processes;
     const killer = new AbortController();
     let killedBy: number | undefined;
     const proc = processes.spawn({

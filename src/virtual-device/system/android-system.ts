@@ -1,11 +1,12 @@
 /**
  * The Android system model of one virtual device: system_server's services wired together, the
- * Context apps get, and the process table the shell's `ps`/`pidof`/`kill` can read
- * (device.extensions 'android.processes').
+ * Context apps get, and its processes in the device's process table (what the shell's
+ * `ps`/`pidof`/`kill` read). Installed on the device under the ANDROID_SYSTEM key.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type { VirtualDevice } from '../device.js';
+import { extensionKey } from '../extensions.js';
 import { LogPriority, Uid } from '../types.js';
 import { ActivityManagerService } from './activity-manager.js';
 import type { AppComponentsApi, AppContext, AppDefinition, AppFiles, AppInstance, AppJobScheduler, AppManifest, AppNotificationManager, JobParameters, NotificationSpec } from './app-framework.js';
@@ -18,16 +19,17 @@ import type { AppProcess } from './app-process.js';
 import { IdentityHashes } from './java-lang.js';
 import { JobSchedulerService, type JobStatus } from './job-scheduler.js';
 import { CancelReason, NotificationManagerService } from './notification-manager.js';
+import { AppOpsService } from './app-ops.js';
 import { PackageManagerService, type PackageState } from './package-manager.js';
 import { SettingsProvider } from './settings-provider.js';
 import { SystemLog } from './system-log.js';
-import { processTableOf } from '../shell/process-table.js';
 
 /** Well-known pids of the model (a freshly booted emulator has them in the low hundreds). */
 export const ZYGOTE_PID = 312;
 export const SYSTEM_SERVER_PID = 541;
 
-export const ANDROID_SYSTEM_EXTENSION = 'android.system';
+/** The Android system model on a device where installAndroidModel (system/index.ts) ran. */
+export const ANDROID_SYSTEM = extensionKey<AndroidSystem>('android.system');
 
 /** Builds the code of an installed package from its manifest (apps the model knows by package name). */
 export type AppModelFactory = (manifest: AppManifest) => AppDefinition;
@@ -49,6 +51,7 @@ export class AndroidSystem {
   readonly hashes: IdentityHashes;
   readonly packages: PackageManagerService;
   readonly settings = new SettingsProvider();
+  readonly appOps = new AppOpsService();
   readonly notifications: NotificationManagerService;
   readonly jobs: JobSchedulerService;
   readonly activities: ActivityManagerService;
@@ -101,7 +104,7 @@ export class AndroidSystem {
         this.notifications.cancelAllForPackage(pkg, CancelReason.PACKAGE_CHANGED);
         this.instrumentation.onPackageForceStopped(pkg);
       },
-      spawnProcess: (spec) => processTableOf(device).spawn({ name: spec.name, uid: spec.uid, ppid: ZYGOTE_PID, startMs: spec.startMs, onSignal: spec.onSignal }),
+      spawnProcess: (spec) => device.processes.spawn({ name: spec.name, uid: spec.uid, ppid: ZYGOTE_PID, startMs: spec.startMs, onSignal: spec.onSignal }),
       onProcessStarted: (record) => this.listeners.onProcessStarted(record),
       nextIdentityHash: () => this.hashes.next(),
       // JobServiceContext keeps the JobService bound while the job executes (process importance).
@@ -109,7 +112,7 @@ export class AndroidSystem {
     });
     this.listeners = new NotificationListeners(this);
     this.instrumentation = new InstrumentationController(this);
-    const table = processTableOf(device);
+    const table = device.processes;
     const boot = this.bootTimeMs;
     for (const p of [
       { name: 'zygote64', uid: 0, pid: ZYGOTE_PID, ppid: 1 },
@@ -353,7 +356,7 @@ function createAppFiles(device: VirtualDevice, dataDir: string): AppFiles {
   };
 }
 
+/** The device's Android system model, or undefined on a bare device (core only). */
 export function getAndroidSystem(device: VirtualDevice): AndroidSystem | undefined {
-  const sys = device.extensions.get(ANDROID_SYSTEM_EXTENSION);
-  return sys instanceof AndroidSystem ? sys : undefined;
+  return device.extensions.find(ANDROID_SYSTEM);
 }

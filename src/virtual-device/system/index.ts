@@ -6,7 +6,7 @@
 import type { VirtualDevice } from '../device.js';
 import { feedNotifierApp } from '../apps/feed-notifier/feed-notifier-app.js';
 import { installOtherApps } from '../apps/other-apps.js';
-import { ANDROID_SYSTEM_EXTENSION, AndroidSystem } from './android-system.js';
+import { ANDROID_SYSTEM, AndroidSystem } from './android-system.js';
 import { amCommand } from './commands/am.js';
 import { appopsCommand } from './commands/appops.js';
 import { base64 } from './commands/base64.js';
@@ -19,11 +19,11 @@ import { settingsCommand } from './commands/settings.js';
 import { sqlite3Command } from './commands/sqlite3.js';
 import { installAppiumSupport } from '../uia2/index.js';
 
-export { AndroidSystem, getAndroidSystem } from './android-system.js';
+export { ANDROID_SYSTEM, AndroidSystem, getAndroidSystem } from './android-system.js';
 
+/** Refused (DuplicateExtensionError) on a device that has it already, before it changes anything. */
 export async function installAndroidModel(device: VirtualDevice): Promise<void> {
-  const system = new AndroidSystem(device);
-  device.extensions.set(ANDROID_SYSTEM_EXTENSION, system);
+  const system = device.extensions.install(ANDROID_SYSTEM, () => new AndroidSystem(device));
   const commands = device.commands;
   commands.register('am', amCommand(system));
   commands.register('pm', pmCommand(system));

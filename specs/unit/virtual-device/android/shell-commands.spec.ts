@@ -3,6 +3,8 @@ import type { AndroidSystem } from '../../../../src/virtual-device/system/androi
 import type { JobInfoSpec } from '../../../../src/virtual-device/system/app-framework.js';
 import { jobschedulerHandler } from '../../../../src/virtual-device/system/commands/jobscheduler-cmd.js';
 import { alarmHandler } from '../../../../src/virtual-device/system/commands/alarm-cmd.js';
+import { appopsHandler } from '../../../../src/virtual-device/system/commands/appops.js';
+import { AppOpsService } from '../../../../src/virtual-device/system/app-ops.js';
 import { settingsHandler } from '../../../../src/virtual-device/system/commands/settings.js';
 import { runShellCommand, ShellArgs, type ShellCommandHandler } from '../../../../src/virtual-device/system/commands/shell-command.js';
 import { formatReal, splitStatements } from '../../../../src/virtual-device/system/commands/sqlite3.js';
@@ -159,6 +161,28 @@ describe('cmd alarm / settings', () => {
     expect((await run(h, ['delete', 'global', 'auto_time'])).out).to.equal('Deleted 1 rows\n');
     expect((await run(h, ['get', 'nope', 'x'])).err).to.equal("Invalid namespace 'nope'\n");
     expect((await run(h, ['list', 'global'])).out).to.include('auto_time_zone=1\n');
+  });
+});
+
+describe('appops', () => {
+  it('records modes in the system model: set prints nothing, get lists them; unknown packages and modes are errors', async () => {
+    const appOps = new AppOpsService();
+    const system = { packages: { get: (pkg: string) => (pkg === 'com.example.feednotifier' ? {} : undefined) }, appOps } as unknown as AndroidSystem;
+    const h = appopsHandler(system);
+    expect(await run(h, ['get', 'com.example.feednotifier'])).to.deep.equal({ out: 'No operations.\n', err: '', code: 0 });
+    expect(await run(h, ['set', 'com.example.feednotifier', 'POST_NOTIFICATION', 'ignore'])).to.deep.equal({ out: '', err: '', code: 0 });
+    expect(await run(h, ['set', '--user', '0', 'com.example.feednotifier', 'RUN_IN_BACKGROUND', 'deny'])).to.deep.equal({ out: '', err: '', code: 0 });
+    expect(await run(h, ['get', 'com.example.feednotifier'])).to.deep.equal({ out: 'POST_NOTIFICATION: ignore\nRUN_IN_BACKGROUND: deny\n', err: '', code: 0 });
+    expect(await run(h, ['get', 'com.example.feednotifier', 'RUN_IN_BACKGROUND'])).to.deep.equal({ out: 'RUN_IN_BACKGROUND: deny\n', err: '', code: 0 });
+    expect([...appOps.modesOf('com.example.feednotifier')]).to.deep.equal([
+      ['POST_NOTIFICATION', 'ignore'],
+      ['RUN_IN_BACKGROUND', 'deny'],
+    ]);
+    const unknown = await run(h, ['set', 'com.example.other', 'POST_NOTIFICATION', 'ignore']);
+    expect([unknown.err, unknown.code]).to.deep.equal(['Error: No UID for com.example.other in user 0\n', 255]);
+    const badMode = await run(h, ['set', 'com.example.feednotifier', 'POST_NOTIFICATION', 'sometimes']);
+    expect([badMode.err, badMode.code]).to.deep.equal(['Error: Mode sometimes is not valid\n', 255]);
+    expect(appOps.modesOf('com.example.other').size).to.equal(0);
   });
 });
 

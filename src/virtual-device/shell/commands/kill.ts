@@ -3,7 +3,7 @@
  * (The shell's kill builtin usually answers.) Errors: `kill: PID: No such process`.
  */
 import type { Command } from '../../types.js';
-import { processTableOf, signalNumber, SIGNALS } from '../process-table.js';
+import { signalNumber, SIGNALS } from '../process-table.js';
 import { errorMsg, helpExit, tb } from './toybox.js';
 
 export const kill: Command = async (ctx) => {
@@ -32,7 +32,7 @@ export const kill: Command = async (ctx) => {
   }
   if (args[0] === '--') args.shift();
   if (args.length === 0) return helpExit(ctx, 'Needs 1 argument');
-  const table = processTableOf(tb(ctx).host);
+  const table = tb(ctx).host.processes;
   let status = 0;
   for (const a of args) {
     if (!/^\d+$/.test(a)) {

@@ -10,7 +10,7 @@
  */
 import type { Command } from '../../types.js';
 import type { ProcessInfo } from '../process-table.js';
-import { processTableOf, signalNumber, SIGNALS } from '../process-table.js';
+import { signalNumber, SIGNALS } from '../process-table.js';
 import { idFromName, idName } from '../../fs/android-ids.js';
 import { errorMsg, parseArgs, tb } from './toybox.js';
 
@@ -54,7 +54,7 @@ function render(fields: readonly string[], row: (c: Column) => string): string {
 export const ps: Command = async (ctx) => {
   const args = await parseArgs(ctx, { flags: 'AaedflwTZMn', args: 'pPuUgGto' });
   if (args === undefined) return 1;
-  const table = processTableOf(tb(ctx).host);
+  const table = tb(ctx).host.processes;
   const all = table.list();
   let fields = DEFAULT_FIELDS;
   const o = args.values.get('o');
@@ -97,7 +97,7 @@ export const ps: Command = async (ctx) => {
 export const pidof: Command = async (ctx) => {
   const args = await parseArgs(ctx, { flags: 'sx', args: 'o' });
   if (args === undefined) return 1;
-  const table = processTableOf(tb(ctx).host);
+  const table = tb(ctx).host.processes;
   const omit = new Set((args.values.get('o') ?? []).flatMap((s) => s.split(',')));
   const found: number[] = [];
   for (const p of table.list().reverse()) {
@@ -132,7 +132,7 @@ async function pgrepOrKill(ctx: Parameters<Command>[0], kill: boolean): Promise<
   const args = await parseArgs({ ...ctx, argv }, { flags: 'clfnovxV', args: 'duUtsPgGL' });
   if (args === undefined) return 1;
   const t = tb(ctx);
-  const table = processTableOf(t.host);
+  const table = t.host.processes;
   if (args.operands.length === 0 && !args.has('u') && !args.has('U') && !args.has('P')) {
     await ctx.stderr.write(`${kill ? 'pkill' : 'pgrep'}: No PATTERN (see "${kill ? 'pkill' : 'pgrep'} --help")\n`);
     return 1;

@@ -5,14 +5,13 @@
  * prints `Error: No UID for PACKAGE in user N` and returns -1; a bad mode prints
  * `Error: Mode MODE is not valid` (AppOpsManager.strModeToMode) and returns -1. `get` prints
  * `OP: MODE` lines for the ops that were set, or `No operations.`.
- * The model records modes; nothing on the device reads them.
+ * The modes live in the system model (AndroidSystem.appOps).
  */
 import type { CommandContext } from '../../types.js';
 import type { AndroidSystem } from '../android-system.js';
 import { handleDefaultCommands, runShellCommand, type CommandOutput, type ShellArgs } from './shell-command.js';
 
 const MODES = ['allow', 'ignore', 'deny', 'default', 'foreground'] as const;
-const APPOPS_KEY = 'android.appops';
 
 function printHelp(out: CommandOutput): void {
   out.println('AppOps service (appops) commands:');
@@ -22,15 +21,6 @@ function printHelp(out: CommandOutput): void {
   out.println('    Set the mode for a particular application and operation.');
   out.println('  get [--user <USER_ID>] [--attribution <ATTRIBUTION_TAG>] <PACKAGE | UID> [<OP>]');
   out.println('    Return the mode for a particular application and optional operation.');
-}
-
-function modes(system: AndroidSystem): Map<string, Map<string, string>> {
-  let m = system.device.extensions.get(APPOPS_KEY) as Map<string, Map<string, string>> | undefined;
-  if (m === undefined) {
-    m = new Map();
-    system.device.extensions.set(APPOPS_KEY, m);
-  }
-  return m;
 }
 
 export function appopsHandler(system: AndroidSystem): (cmd: string | null, args: ShellArgs, out: CommandOutput) => number {
@@ -51,11 +41,9 @@ export function appopsHandler(system: AndroidSystem): (cmd: string | null, args:
       out.errPrintln(`Error: No UID for ${pkg} in user ${user}`);
       return -1;
     }
-    const ops = modes(system);
     if (cmd === 'get') {
-      const set = ops.get(pkg);
       const op = args.getNextArg();
-      const entries = [...(set ?? new Map<string, string>()).entries()].filter(([k]) => op === null || k === op);
+      const entries = [...system.appOps.modesOf(pkg).entries()].filter(([k]) => op === null || k === op);
       if (entries.length === 0) out.println('No operations.');
       for (const [k, v] of entries) out.println(`${k}: ${v}`);
       return 0;
@@ -66,12 +54,7 @@ export function appopsHandler(system: AndroidSystem): (cmd: string | null, args:
       out.errPrintln(`Error: Mode ${mode} is not valid`);
       return -1;
     }
-    let set = ops.get(pkg);
-    if (set === undefined) {
-      set = new Map();
-      ops.set(pkg, set);
-    }
-    set.set(op, mode);
+    system.appOps.setMode(pkg, op, mode);
     return 0;
   };
 }
