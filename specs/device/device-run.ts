@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AdbDevice } from '../../src/device/adb-device.js';
 import { AppiumDevice, type AppiumSession, type NotificationBuffer } from '../../src/device/appium-device.js';
-import { crossCheckNotifications, eventLogPosts, type NotificationCrossCheck } from '../../src/device/appium-notifications.js';
+import { crossCheckNotifications, eventLogPosts, type NotificationCrossCheck } from '../../src/android/appium-notifications.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../src/config/types.js';
 import { DeviceSession, type ScenarioOutcome } from '../../src/harness/device-session.js';

@@ -15,7 +15,7 @@ import { AdbDevice } from '../../src/device/adb-device.js';
 import { AppiumDevice } from '../../src/device/appium-device.js';
 import { uiautomator2Capabilities } from '../../src/device/appium-capabilities.js';
 import { startLocalAppiumServer, type LocalAppiumServer } from '../../src/device/appium-server.js';
-import { crossCheckNotifications, eventLogPosts } from '../../src/device/appium-notifications.js';
+import { crossCheckNotifications, eventLogPosts } from '../../src/android/appium-notifications.js';
 import { DeviceSession } from '../../src/harness/device-session.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { backToBack } from '../../src/scenarios/back-to-back.js';

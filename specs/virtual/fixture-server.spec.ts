@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliIo } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { runServeFeed } from '../../src/cli/commands/serve-feed.js';
 import { buildFreshItems, buildItem, itemKey, publishedAt, withEmptyLink, withMissingLink, withUnparseableDate } from '../../src/feed/feed-items.js';
 import { startFixtureServer } from '../../src/feed/fixture-server.js';

@@ -22,7 +22,7 @@ import type { Scenario } from '../../src/harness/types.js';
 import { freePort, type AdbServer } from '../support/adb-server.js';
 import { virtualLab } from '../support/lab.js';
 import { parseHistoryText } from '../../src/history/jsonl.js';
-import { renderHtmlReport } from '../../src/report/html.js';
+import { renderHtmlReport } from '../../src/report/html/render.js';
 import { renderJunit } from '../../src/report/junit.js';
 import type { RunReport } from '../../src/report/types.js';
 

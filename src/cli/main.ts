@@ -7,6 +7,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option, type OutputConfiguration } from 'commander';
 import { describeError, isDedupVerifyError } from '../errors.js';
+import { defaultIo, type CliIo } from './io.js';
 import { VERSION } from '../version.js';
 import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
 import { MAX_LATENCY_MS } from '../virtual-device/adbd/delayed-link.js';
@@ -14,15 +15,7 @@ import { MAX_LATENCY_MS } from '../virtual-device/adbd/delayed-link.js';
 export const ExitCode = { Verified: 0, Violated: 1, Undecided: 2 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-const defaultIo: CliIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-};
+export type { CliIo } from './io.js';
 
 /**
  * Scenario names for `run --help` (docs/design.md §6). Listed here rather than imported so that

@@ -40,7 +40,7 @@ import {
   type StreamListener,
 } from './android-device.js';
 import { outcomeOfError, outcomeOfValue, wrapForMobileShell, type ShellTransportOutcome } from './appium-shell.js';
-import { parseNotificationBuffer, type BufferedNotification } from './appium-notifications.js';
+import { parseNotificationBuffer, type BufferedNotification } from '../android/appium-notifications.js';
 import { parseGetprop } from './getprop.js';
 import { quoteShellArg, toCommandLine } from './shell-quote.js';
 

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import type { CliIo } from '../../../src/cli/main.js';
+import type { CliIo } from '../../../src/cli/io.js';
 import { main } from '../../../src/cli/main.js';
 import { lintPaths } from '../../../src/lint/lint.js';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { checkHistory } from '../../../src/checker/index.js';
 import type { HistoryEvent } from '../../../src/history/events.js';
 import { parseHistoryText } from '../../../src/history/jsonl.js';
-import { renderHtmlReport, writeHtmlReport } from '../../../src/report/html.js';
-import { escapeHtml } from '../../../src/report/html-escape.js';
+import { renderHtmlReport, writeHtmlReport } from '../../../src/report/html/render.js';
+import { escapeHtml } from '../../../src/report/html/escape.js';
 import type { RunReport, ScenarioReport } from '../../../src/report/types.js';
 import { A, B, C, H, T, WINDOW, fetched, forgotten, notified, published, run, runFinished, runStarted, stored } from '../checker/builders.js';
 

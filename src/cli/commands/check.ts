@@ -11,7 +11,7 @@ import { formatDuration } from '../../checker/describe.js';
 import { exitCodeFor, mergeVerdicts } from '../../checker/verdict.js';
 import { UsageError } from '../../errors.js';
 import { readHistory } from '../../history/jsonl.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 
 export interface CheckCommandOptions {
   window?: number;

@@ -32,7 +32,7 @@ import { readSavedState, stateDirFor } from '../../harness/device-state.js';
 import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
 import { referenceAppConfigPath } from '../package-root.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 
 export interface DoctorCheck {
   readonly name: string;

@@ -29,7 +29,7 @@ import { CONFIG_DEFAULTS, DEFAULT_CONFIG_FILE } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
 import { packageRoot } from '../package-root.js';
 import { checkOutputFile } from '../inputs.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 
 /** Column names that usually hold a feed item's stable identity, best first. */
 const KEY_NAMES = ['link', 'url', 'guid', 'notification_key', 'notificationkey', 'item_key', 'key', 'uri', 'external_id'];

@@ -7,7 +7,7 @@
 import { UsageError } from '../../errors.js';
 import { lintPaths } from '../../lint/lint.js';
 import type { LintResult } from '../../lint/model.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 
 export function formatFindings(result: LintResult): string {
   return result.findings.map((f) => `${f.file}:${f.line}: ${f.rule}: ${f.message}\n`).join('');

@@ -9,11 +9,11 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UsageError, isDedupVerifyError } from '../../errors.js';
-import { HTML_REPORT_FILE, writeHtmlReport } from '../../report/html.js';
+import { HTML_REPORT_FILE, writeHtmlReport } from '../../report/html/render.js';
 import { REPORT_FILE, readJsonReport } from '../../report/json.js';
 import { writeJunit } from '../../report/junit.js';
 import type { RunReport } from '../../report/types.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 
 export const JUNIT_FILE = 'junit.xml';
 

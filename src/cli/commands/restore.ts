@@ -11,7 +11,7 @@ import { AdbDevice } from '../../device/adb-device.js';
 import { findAdbBinary, isLocalHost } from '../../device/adb-server.js';
 import { listSavedStates, readSavedState, restoreDevice, stateDirFor } from '../../harness/device-state.js';
 import { defaultAdbPort } from './run-devices.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 
 export interface RestoreSummary {
   readonly restored: { readonly serial: string; readonly package: string; readonly savedAt: string }[];

@@ -24,7 +24,7 @@ import { AdbEndpointResolver, defaultAdbPort, type ResolvedDevices } from './run
 import { runTrials, writeHistory } from '../../harness/runner.js';
 import { assertBugNames, prepareOutputDirectory } from '../inputs.js';
 import { referenceAppConfigPath } from '../package-root.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 
 export interface RunOptions {
   config?: string;
@@ -155,7 +155,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
       await writeJsonReport(join(out, 'report.json'), report);
       await writeJunit(join(out, 'junit.xml'), report);
       await writeHistory(join(out, 'history.jsonl'), history);
-      const { writeHtmlReport } = await import('../../report/html.js');
+      const { writeHtmlReport } = await import('../../report/html/render.js');
       await writeHtmlReport(out, report, { onWarning: (t) => progress(`warning: ${t}`) });
       const failing = history.filter((h) => h.verdict !== 'pass' && h.verdict !== 'skipped' && h.repro.length > 0);
       if (failing.length > 0) {

@@ -12,7 +12,7 @@ import { loadFeedFixture } from '../../feed/feed-fixture.js';
 import { startFixtureServer } from '../../feed/fixture-server.js';
 import type { FeedSource, FixtureServer, JournalEntry } from '../../feed/fixture-server.js';
 import { parseFeed } from '../../feed/parse-feed.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 import { untilStopped } from '../until-stopped.js';
 
 export const DEFAULT_FIXTURE = 'fresh-five';

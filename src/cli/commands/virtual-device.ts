@@ -10,7 +10,7 @@ import { MAX_LATENCY_MS, isValidLatencyMs } from '../../virtual-device/adbd/dela
 import { API_LEVELS, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
 import { startVirtualDevices, type RunningVirtualDevice } from '../../virtual-device/server.js';
 import { assertBugNames } from '../inputs.js';
-import type { CliIo } from '../main.js';
+import type { CliIo } from '../io.js';
 import { untilStopped } from '../until-stopped.js';
 
 /** More devices than this in one process is a typo, not a farm. */

@@ -10,9 +10,9 @@
  * marks per lane, `maxEvidenceLines` evidence lines per mark or run, and at most
  * MAX_COLUMNS_KEPT columns per segment; what is left out is counted and the report says so.
  */
-import { effectOf } from '../checker/kinds.js';
-import type { ConfigEvent, HistoryEvent, NotifyStatus, RunOutcome } from '../history/events.js';
-import type { ReportAnomaly, RunReport, ScenarioReport } from './types.js';
+import { effectOf } from '../../checker/kinds.js';
+import type { ConfigEvent, HistoryEvent, NotifyStatus, RunOutcome } from '../../history/events.js';
+import type { ReportAnomaly, RunReport, ScenarioReport } from '../types.js';
 
 export interface HtmlReportOptions {
   /** Item lanes per timeline; items named by an anomaly come first. Default 60. */

@@ -7,11 +7,11 @@
  * a "lost" mark in that run's column. Every anomalous mark links to its anomaly, and every
  * anomaly links back to its first mark (ids `<anomaly>-m`). Pure.
  */
-import { formatDuration, formatInstant } from '../checker/describe.js';
-import type { RunOutcome } from '../history/events.js';
-import { attrs, escapeHtml, shortenStart } from './html-escape.js';
-import { MAX_OMITTED_ITEMS_COUNTED, isInformational, runsOf, type Column, type Lane, type Mark, type ResolvedOptions, type RunColumn, type Segment } from './html-model.js';
-import type { ReportAnomaly } from './types.js';
+import { formatDuration, formatInstant } from '../../checker/describe.js';
+import type { RunOutcome } from '../../history/events.js';
+import { attrs, escapeHtml, shortenStart } from './escape.js';
+import { MAX_OMITTED_ITEMS_COUNTED, isInformational, runsOf, type Column, type Lane, type Mark, type ResolvedOptions, type RunColumn, type Segment } from './model.js';
+import type { ReportAnomaly } from '../types.js';
 
 /** An anomaly with the id of its entry in the page. */
 export interface AnomalyRef {

@@ -6,24 +6,24 @@
  * every anomaly marked on it, listed with its evidence and cross-linked both ways.
  *
  * `renderHtmlReport` is pure. `writeHtmlReport` streams `history.jsonl` (bounded memory: see
- * html-model.ts for what is capped) and writes `report.html` next to it.
+ * model.ts for what is capped) and writes `report.html` next to it.
  */
-import { effectOf } from '../checker/kinds.js';
+import { effectOf } from '../../checker/kinds.js';
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatDuration } from '../checker/describe.js';
-import { describeError } from '../errors.js';
-import type { HistoryEvent } from '../history/events.js';
-import { readHistory } from '../history/jsonl.js';
-import { VERSION } from '../version.js';
-import { attrs, escapeHtml } from './html-escape.js';
-import { ReportModelBuilder, buildReportModel, isInformational, resolveOptions, runsOf, type EntryView, type HtmlReportOptions, type ReportModel, type ResolvedOptions, type SectionView, type Segment } from './html-model.js';
-import { REPORT_CSS } from './html-style.js';
-import { describeKill, endingEvidence, findRun, formatClockLong, itemStory, readingOf, renderTimeline, type AnomalyRef, type TimelineView } from './html-timeline.js';
-import { collapseScenarios, describeTrials, devicesOf, formatPercent } from './merge.js';
-import type { ReportAnomaly, RunReport, ScenarioReport } from './types.js';
+import { formatDuration } from '../../checker/describe.js';
+import { describeError } from '../../errors.js';
+import type { HistoryEvent } from '../../history/events.js';
+import { readHistory } from '../../history/jsonl.js';
+import { VERSION } from '../../version.js';
+import { attrs, escapeHtml } from './escape.js';
+import { ReportModelBuilder, buildReportModel, isInformational, resolveOptions, runsOf, type EntryView, type HtmlReportOptions, type ReportModel, type ResolvedOptions, type SectionView, type Segment } from './model.js';
+import { REPORT_CSS } from './style.js';
+import { describeKill, endingEvidence, findRun, formatClockLong, itemStory, readingOf, renderTimeline, type AnomalyRef, type TimelineView } from './timeline.js';
+import { collapseScenarios, describeTrials, devicesOf, formatPercent } from '../merge.js';
+import type { ReportAnomaly, RunReport, ScenarioReport } from '../types.js';
 
-export type { HtmlReportOptions } from './html-model.js';
+export type { HtmlReportOptions } from './model.js';
 
 export const HTML_REPORT_FILE = 'report.html';
 export const HISTORY_FILE = 'history.jsonl';

@@ -10,8 +10,8 @@
  * `notification_enqueue` (status post or update) that NotificationManager went on to post, as
  * long as nothing was evicted.
  */
-import { parseLogLine } from '../android/parsers/logcat.js';
-import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
+import { parseLogLine } from './parsers/logcat.js';
+import { parseNotificationEnqueue } from './parsers/notification-events.js';
 import type { HistoryEvent } from '../history/events.js';
 
 /** NLService.MAX_BUFFER_SIZE. */
