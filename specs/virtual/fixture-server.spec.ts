@@ -163,13 +163,14 @@ describe('fixture server (real HTTP on 127.0.0.1)', function () {
       expect(server.journal()[0]?.itemsServed).to.deep.equal([]);
     });
 
-    it('serves raw XML verbatim and journals the keys read back from it, even from a broken document', async () => {
+    it('serves raw XML verbatim and journals the keys read back from it, even from a document cut short', async () => {
       const xml = '<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="https://example.org/a"/></entry><entry><title>no link</title></entry><entry><link href="https://example.org/b"/>';
       server.setFeed({ xml });
       const reply = await send(`${server.url}/feed.xml`);
       expect(reply.body).to.equal(xml);
       expect(reply.headers['content-type']).to.equal('application/atom+xml; charset=utf-8');
-      expect(server.journal()[0]?.itemsServed).to.deep.equal(['https://example.org/a', '']);
+      // The entry the document was cut in is kept, with the link it holds.
+      expect(server.journal()[0]?.itemsServed).to.deep.equal(['https://example.org/a', '', 'https://example.org/b']);
     });
 
     it('re-reads a feed file on every request', async () => {
@@ -182,6 +183,25 @@ describe('fixture server (real HTTP on 127.0.0.1)', function () {
         await writeFile(file, renderRss(DEFAULT_RSS_CHANNEL, [buildItem('https://example.org/2', 'Two', publishedAt(NOW))]));
         expect(parseFeedKeys((await send(`${server.url}/feed.xml`)).body)).to.deep.equal(['https://example.org/2']);
         expect(server.journal().map((e) => e.itemsServed)).to.deep.equal([['https://example.org/1'], ['https://example.org/2']]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('journals the keys of a file feed as an XML reader sees them: CDATA holding </item>, a document cut short', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'dv-fixture-server-'));
+      try {
+        const file = join(dir, 'feed.xml');
+        const xml =
+          '<?xml version="1.0"?><rss version="2.0"><channel>' +
+          '<item><title>A</title><description><![CDATA[<p>ends with </item> here</p>]]></description><link>https://example.org/a</link></item>' +
+          '<item><title>B</title><link>https://example.org/b</link><description><![CDATA[<p>cut sh';
+        await writeFile(file, xml);
+        server.setFeed({ file });
+        const reply = await send(`${server.url}/feed.xml`);
+        expect(reply.body).to.equal(xml);
+        expect(reply.headers['content-type']).to.equal('application/rss+xml; charset=utf-8');
+        expect(server.journal()[0]?.itemsServed).to.deep.equal(['https://example.org/a', 'https://example.org/b']);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

@@ -1,32 +1,39 @@
 /**
  * The fixture HTTP server (reference-app.md "Fixture server routes"): the feed the app fetches
  * (`GET /feed.xml`) and the backend it posts receipts to (`POST /receipts`, idempotent on the
- * `Idempotency-Key` header as seeds/001 describes: "the server stores/replays the first result
- * for that key"), with a fault plan per route and a journal of every request.
+ * `Idempotency-Key` header; receipts.ts), with a fault plan per route (faults.ts) and a journal
+ * of every request (journal.ts). This module holds the HTTP handling and the waits.
  *
  * Binds to 127.0.0.1 only: the app reaches it through `adb reverse`, as on a phone. Every wait
  * is event driven with a deadline; no polling.
  */
-import { createWriteStream } from 'node:fs';
-import type { WriteStream } from 'node:fs';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { DedupVerifyError, ErrorCode, TimeoutError } from '../errors.js';
+import { FaultPlans, faultLabel, faultStatusText } from './faults.js';
+import type { FaultPlan } from './faults.js';
 import { itemsRelativeTo } from './feed-items.js';
 import type { FeedItem } from './feed-items.js';
-import { detectFeedFormat, parseFeedKeys } from './parse-feed.js';
+import { Journal, checkJournalFile, journalBody, journalHeaders } from './journal.js';
+import type { JournalEntry, RequestListener } from './journal.js';
+import { parseFeed } from './parse-feed.js';
+import { ReceiptStore } from './receipts.js';
+import type { ReceiptAnswer, ReceiptEffect } from './receipts.js';
 import { DEFAULT_ATOM_FEED, DEFAULT_RSS_CHANNEL, FEED_CONTENT_TYPE, renderAtom, renderRss } from './render-feed.js';
 import type { AtomFeed, FeedFormat, RssChannel } from './render-feed.js';
+
+export type { FaultPlan, FaultStep } from './faults.js';
+export { JOURNAL_BODY_LIMIT } from './journal.js';
+export type { JournalEntry, RequestListener } from './journal.js';
+export type { ReceiptEffect } from './receipts.js';
 
 export const FIXTURE_HOST = '127.0.0.1';
 export const DEFAULT_FEED_PATH = '/feed.xml';
 export const DEFAULT_RECEIPTS_PATH = '/receipts';
 export const DEFAULT_IDEMPOTENCY_HEADER = 'Idempotency-Key';
-/** Bodies are journaled up to this many bytes (as text). */
-export const JOURNAL_BODY_LIMIT = 64 * 1024;
 /** Request bodies beyond this are answered 413 and not processed. */
 const BODY_READ_LIMIT = 1024 * 1024;
 
@@ -58,79 +65,6 @@ export type FeedSource =
   | { readonly xml: string; readonly contentType?: string }
   | { readonly file: string; readonly contentType?: string };
 
-/**
- * A fault plan for one route (replaces the previous plan of that route):
- * - `statuses`: answered in order (an entry below 300 means "handle normally"), then normal;
- *   `retryAfterSec` adds a `Retry-After` header to the fault answers;
- * - `status` (300..599, e.g. 401, 408, 429, 503): every request until cleared, or `times`
- *   requests; `retryAfterSec` adds a `Retry-After` header;
- * - `delayMs`: every request is handled normally after this delay;
- * - `hold`: every request (after the first `passFirst`, handled normally) waits until
- *   `release()`, which also ends the hold; a held request whose client went away is still
- *   processed on release (the server had the whole request), and journaled `clientClosed`;
- * - `dropAfterProcessing`: the request is handled (a receipt's effect is stored), then the
- *   socket is destroyed before any response byte; every request, or `times` requests.
- */
-export type FaultPlan =
-  | { readonly statuses: readonly number[]; readonly retryAfterSec?: number }
-  | { readonly status: number; readonly retryAfterSec?: number; readonly times?: number }
-  | { readonly delayMs: number }
-  | { readonly hold: true; readonly passFirst?: number }
-  | { readonly sequence: readonly FaultStep[] }
-  | { readonly dropAfterProcessing: true; readonly times?: number };
-
-/**
- * One request's fate in a `sequence` plan: handled normally, answered with a status, handled
- * then dropped before any response byte, or held until `release()`. After the last step the
- * route is normal again.
- */
-export type FaultStep = 'pass' | 'drop-after-processing' | 'hold' | number;
-
-export interface JournalEntry {
-  /** Arrival order, from 1. */
-  readonly seq: number;
-  /** Server clock at arrival (epoch ms). */
-  readonly t: number;
-  readonly method: string;
-  /** The request target as received (path and query). */
-  readonly path: string;
-  /** Header names lower-cased; repeated headers joined with ", ". */
-  readonly headers: Readonly<Record<string, string>>;
-  /** Body as UTF-8 text, truncated to JOURNAL_BODY_LIMIT bytes. */
-  readonly body: string;
-  readonly bodyTruncated?: true;
-  /** The status sent; 0 when no response was sent (dropped, or closed while held). */
-  readonly status: number;
-  /** Item keys (link, "" when missing) in the feed body that was sent. */
-  readonly itemsServed?: readonly string[];
-  /** The fault applied: `status:503`, `delay:200`, `hold`, `drop-after-processing`. */
-  readonly fault?: string;
-  readonly held?: true;
-  readonly dropped?: true;
-  /** The client went away before the response was complete. */
-  readonly clientClosed?: true;
-  /** Receipts: the idempotency key sent, `null` when the header was missing or empty. */
-  readonly idempotencyKey?: string | null;
-  readonly idempotencyKeyMissing?: true;
-  /** Receipts: the receipt number answered (new or replayed). */
-  readonly receipt?: number;
-  readonly replayed?: boolean;
-  readonly durationMs: number;
-}
-
-/** One side effect of the backend: a stored receipt. */
-export interface ReceiptEffect {
-  readonly receipt: number;
-  /** `null` when the request carried no idempotency key. */
-  readonly key: string | null;
-  readonly link: string;
-  readonly title: string;
-  /** Server clock when stored. */
-  readonly t: number;
-  /** Journal seq of the request that stored it. */
-  readonly seq: number;
-}
-
 export interface HeldRequest {
   readonly seq: number;
   readonly t: number;
@@ -140,8 +74,6 @@ export interface HeldRequest {
   /** The client's connection closed while held (e.g. the app process was killed). */
   readonly clientClosed: boolean;
 }
-
-export type RequestListener = (entry: JournalEntry) => void;
 
 export interface FixtureServer {
   /** `http://127.0.0.1:PORT` (no trailing slash). */
@@ -177,81 +109,11 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-/** Validates a plan; returns a message naming what is wrong, or null. */
-function describePlanProblem(plan: FaultPlan): string | null {
-  const isStatus = (s: number): boolean => Number.isInteger(s) && s >= 100 && s <= 599;
-  const isCount = (n: number | undefined): boolean => n === undefined || (Number.isInteger(n) && n > 0);
-  const isRetryAfter = (n: number | undefined): boolean => n === undefined || (Number.isInteger(n) && n >= 0);
-  if ('statuses' in plan) {
-    if (plan.statuses.length === 0 || !plan.statuses.every(isStatus)) return 'statuses must be a non-empty list of HTTP statuses (100..599)';
-    return isRetryAfter(plan.retryAfterSec) ? null : 'retryAfterSec must be a whole number >= 0';
-  }
-  if ('status' in plan) {
-    if (!isStatus(plan.status) || plan.status < 300) return 'status must be an HTTP status from 300 to 599';
-    if (!isRetryAfter(plan.retryAfterSec)) return 'retryAfterSec must be a whole number >= 0';
-    return isCount(plan.times) ? null : 'times must be a whole number > 0';
-  }
-  if ('delayMs' in plan) return Number.isFinite(plan.delayMs) && plan.delayMs >= 0 ? null : 'delayMs must be a number >= 0';
-  if ('sequence' in plan) {
-    const ok = plan.sequence.length > 0 && plan.sequence.every((step) => step === 'pass' || step === 'drop-after-processing' || step === 'hold' || (typeof step === 'number' && isStatus(step) && step >= 300));
-    return ok ? null : 'sequence must be a non-empty list of "pass", "drop-after-processing", "hold" or HTTP statuses 300..599';
-  }
-  if ('hold' in plan) return plan.passFirst === undefined || (Number.isInteger(plan.passFirst) && plan.passFirst >= 0) ? null : 'passFirst must be a whole number >= 0';
-  return isCount(plan.times) ? null : 'times must be a whole number > 0';
-}
-
-function statusText(status: number): string {
-  return `fixture fault: HTTP ${status}\n`;
-}
-
-function lowerCaseHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    const name = (req.rawHeaders[i] ?? '').toLowerCase();
-    const value = req.rawHeaders[i + 1] ?? '';
-    out[name] = name in out ? `${out[name]}, ${value}` : value;
-  }
-  return out;
-}
-
-function truncateUtf8(buf: Buffer, limit: number): { text: string; truncated: boolean } {
-  if (buf.length <= limit) return { text: buf.toString('utf8'), truncated: false };
-  return { text: buf.subarray(0, limit).toString('utf8'), truncated: true };
-}
-
-interface Responded {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  itemsServed?: readonly string[];
-  receipt?: { key: string | null; receipt: number; replayed: boolean };
+interface Responded extends ReceiptAnswer {
+  readonly itemsServed?: readonly string[];
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** The fault one request gets, after sequences and counts are consumed. */
-type AppliedFault =
-  | { readonly kind: 'status'; readonly status: number; readonly retryAfterSec: number | undefined }
-  | { readonly kind: 'delay'; readonly ms: number }
-  | { readonly kind: 'hold' }
-  | { readonly kind: 'drop' };
-
-function faultLabel(fault: AppliedFault): string {
-  switch (fault.kind) {
-    case 'status':
-      return `status:${fault.status}`;
-    case 'delay':
-      return `delay:${fault.ms}`;
-    case 'hold':
-      return 'hold';
-    case 'drop':
-      return 'drop-after-processing';
-    default: {
-      const unreachable: never = fault;
-      return unreachable;
-    }
-  }
-}
 
 interface Hold {
   readonly route: string;
@@ -266,15 +128,12 @@ class HttpFixtureServer implements FixtureServer {
   readonly receiptsPath: string;
 
   private readonly clock: () => number;
-  private readonly idempotencyHeader: string;
   private feed: { kind: 'rendered'; body: string; contentType: string; keys: readonly string[] } | { kind: 'file'; file: string; contentType: string | undefined };
-  private readonly faults = new Map<string, { plan: FaultPlan; used: number }>();
+  private readonly faults = new FaultPlans();
   private readonly holds: Hold[] = [];
   private readonly holdListeners = new Set<() => void>();
-  private readonly requestListeners = new Set<RequestListener>();
-  private readonly entries: JournalEntry[] = [];
-  private readonly stored: ReceiptEffect[] = [];
-  private readonly answers = new Map<string, number>();
+  private readonly requestJournal: Journal;
+  private readonly receipts: ReceiptStore;
   private readonly pendingTimers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
   private readonly sockets = new Set<Socket>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -286,14 +145,14 @@ class HttpFixtureServer implements FixtureServer {
     private readonly server: Server,
     port: number,
     options: FixtureServerOptions,
-    private readonly journalStream: WriteStream | undefined,
   ) {
     this.port = port;
     this.url = `http://${FIXTURE_HOST}:${port}`;
     this.clock = options.clock ?? Date.now;
     this.feedPath = options.feedPath ?? DEFAULT_FEED_PATH;
     this.receiptsPath = options.receiptsPath ?? DEFAULT_RECEIPTS_PATH;
-    this.idempotencyHeader = (options.idempotencyHeader ?? DEFAULT_IDEMPOTENCY_HEADER).toLowerCase();
+    this.receipts = new ReceiptStore((options.idempotencyHeader ?? DEFAULT_IDEMPOTENCY_HEADER).toLowerCase(), this.clock);
+    this.requestJournal = new Journal(options.journalPath);
     this.feed = { kind: 'rendered', ...this.renderSource({ format: 'rss', items: [] }) };
     if (options.feed !== undefined) this.setFeed(options.feed);
     server.on('connection', (socket: Socket) => {
@@ -310,14 +169,14 @@ class HttpFixtureServer implements FixtureServer {
   private renderSource(source: Extract<FeedSource, { format: FeedFormat }>): { body: string; contentType: string; keys: readonly string[] } {
     const items = itemsRelativeTo(this.clock(), source.items);
     const body = source.format === 'rss' ? renderRss(source.channel ?? DEFAULT_RSS_CHANNEL, items) : renderAtom(source.atom ?? DEFAULT_ATOM_FEED, items);
-    return { body, contentType: FEED_CONTENT_TYPE[source.format], keys: parseFeedKeys(body) };
+    return readBack(body, FEED_CONTENT_TYPE[source.format]);
   }
 
   setFeed(source: FeedSource): void {
     if ('format' in source) {
       this.feed = { kind: 'rendered', ...this.renderSource(source) };
     } else if ('xml' in source) {
-      this.feed = { kind: 'rendered', body: source.xml, contentType: source.contentType ?? contentTypeOf(source.xml), keys: parseFeedKeys(source.xml) };
+      this.feed = { kind: 'rendered', ...readBack(source.xml, source.contentType) };
     } else {
       this.feed = { kind: 'file', file: source.file, contentType: source.contentType };
     }
@@ -325,8 +184,7 @@ class HttpFixtureServer implements FixtureServer {
 
   private async currentFeed(): Promise<{ body: string; contentType: string; keys: readonly string[] }> {
     if (this.feed.kind === 'rendered') return this.feed;
-    const body = await readFile(this.feed.file, 'utf8');
-    return { body, contentType: this.feed.contentType ?? contentTypeOf(body), keys: parseFeedKeys(body) };
+    return readBack(await readFile(this.feed.file, 'utf8'), this.feed.contentType);
   }
 
   // ---- faults ---------------------------------------------------------------------------
@@ -342,27 +200,17 @@ class HttpFixtureServer implements FixtureServer {
 
   setFault(route: string, plan: FaultPlan): void {
     this.assertRoute(route);
-    const problem = describePlanProblem(plan);
-    if (problem !== null) {
-      throw new DedupVerifyError(ErrorCode.FixtureServer, `Invalid fault plan for ${route} (${JSON.stringify(plan)}): ${problem}.`);
-    }
-    this.faults.set(route, { plan, used: 0 });
+    this.faults.set(route, plan);
   }
 
   clearFaults(route?: string): void {
-    if (route === undefined) {
-      this.faults.clear();
-      return;
-    }
-    this.assertRoute(route);
-    this.faults.delete(route);
+    if (route !== undefined) this.assertRoute(route);
+    this.faults.clear(route);
   }
 
   release(route?: string): number {
     if (route !== undefined) this.assertRoute(route);
-    for (const [r, f] of this.faults) {
-      if ('hold' in f.plan && (route === undefined || r === route)) this.faults.delete(r);
-    }
+    this.faults.endHolds(route);
     const released = this.holds.filter((h) => route === undefined || h.route === route);
     for (const h of released) {
       this.holds.splice(this.holds.indexOf(h), 1);
@@ -385,54 +233,22 @@ class HttpFixtureServer implements FixtureServer {
       deadlineMs,
       () =>
         `${count} held request(s)${predicate === undefined ? '' : ' matching the predicate'} on the fixture server ` +
-        `(held now: ${this.holds.length}, of which client-closed: ${this.holds.filter((h) => h.info.clientClosed).length}; journal: ${this.entries.length} request(s))`,
+        `(held now: ${this.holds.length}, of which client-closed: ${this.holds.filter((h) => h.info.clientClosed).length}; journal: ${this.requestJournal.size} request(s))`,
     );
-  }
-
-  /** Takes the fault for this request, or undefined; consumes sequences and counts. */
-  private takeFault(route: string): AppliedFault | undefined {
-    const f = this.faults.get(route);
-    if (f === undefined) return undefined;
-    const plan = f.plan;
-    f.used += 1;
-    if ('statuses' in plan) {
-      const status = plan.statuses[f.used - 1];
-      if (f.used >= plan.statuses.length) this.faults.delete(route);
-      return status === undefined || status < 300 ? undefined : { kind: 'status', status, retryAfterSec: plan.retryAfterSec };
-    }
-    if ('status' in plan) {
-      if (plan.times !== undefined && f.used >= plan.times) this.faults.delete(route);
-      return { kind: 'status', status: plan.status, retryAfterSec: plan.retryAfterSec };
-    }
-    if ('dropAfterProcessing' in plan) {
-      if (plan.times !== undefined && f.used >= plan.times) this.faults.delete(route);
-      return { kind: 'drop' };
-    }
-    if ('delayMs' in plan) return { kind: 'delay', ms: plan.delayMs };
-    if ('sequence' in plan) {
-      const step = plan.sequence[f.used - 1];
-      if (f.used >= plan.sequence.length) this.faults.delete(route);
-      if (step === undefined || step === 'pass') return undefined;
-      if (step === 'hold') return { kind: 'hold' };
-      if (step === 'drop-after-processing') return { kind: 'drop' };
-      return { kind: 'status', status: step, retryAfterSec: undefined };
-    }
-    return f.used > (plan.passFirst ?? 0) ? { kind: 'hold' } : undefined;
   }
 
   // ---- journal and waits ----------------------------------------------------------------
 
   effects(): ReceiptEffect[] {
-    return [...this.stored];
+    return this.receipts.effects();
   }
 
   journal(): JournalEntry[] {
-    return [...this.entries].sort((a, b) => a.seq - b.seq);
+    return this.requestJournal.all();
   }
 
   onRequest(listener: RequestListener): () => void {
-    this.requestListeners.add(listener);
-    return () => this.requestListeners.delete(listener);
+    return this.requestJournal.onRequest(listener);
   }
 
   waitForRequest(predicate: (entry: JournalEntry) => boolean, deadlineMs: number): Promise<JournalEntry> {
@@ -444,7 +260,7 @@ class HttpFixtureServer implements FixtureServer {
       () => this.journal().find(predicate),
       listeners,
       deadlineMs,
-      () => `a matching request on the fixture server (journal: ${this.entries.map((e) => `${e.method} ${e.path} ${e.status}`).join(', ') || 'empty'})`,
+      () => `a matching request on the fixture server (journal: ${this.requestJournal.summary()})`,
     );
     return p.finally(unsubscribe);
   }
@@ -492,20 +308,8 @@ class HttpFixtureServer implements FixtureServer {
     });
   }
 
-  async writeJournal(path: string): Promise<void> {
-    await writeFile(path, this.journal().map((e) => `${JSON.stringify(e)}\n`).join(''));
-  }
-
-  private record(entry: JournalEntry): void {
-    this.entries.push(entry);
-    this.journalStream?.write(`${JSON.stringify(entry)}\n`);
-    for (const l of [...this.requestListeners]) {
-      try {
-        l(entry);
-      } catch {
-        // A listener's own failure must not break the server or the other listeners.
-      }
-    }
+  writeJournal(path: string): Promise<void> {
+    return this.requestJournal.write(path);
   }
 
   // ---- request handling -----------------------------------------------------------------
@@ -549,7 +353,7 @@ class HttpFixtureServer implements FixtureServer {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const route = path.split('?')[0] ?? path;
-    const headers = lowerCaseHeaders(req);
+    const headers = journalHeaders(req);
     const entry: Mutable<JournalEntry> = { seq, t, method, path, headers, body: '', status: 0, durationMs: 0 };
     let endedByServer = false;
     const endConnection = (): void => {
@@ -564,13 +368,13 @@ class HttpFixtureServer implements FixtureServer {
       } catch {
         // The client went away mid-body: journaled below as clientClosed.
       }
-      const body = truncateUtf8(buf, JOURNAL_BODY_LIMIT);
+      const body = journalBody(buf);
       entry.body = body.text;
       if (body.truncated || tooLarge) entry.bodyTruncated = true;
       if (res.destroyed) return;
 
       const known = route === this.feedPath || route === this.receiptsPath;
-      const fault = known ? this.takeFault(route) : undefined;
+      const fault = known ? this.faults.take(route) : undefined;
       if (fault !== undefined) entry.fault = faultLabel(fault);
       switch (fault?.kind) {
         case undefined:
@@ -578,7 +382,7 @@ class HttpFixtureServer implements FixtureServer {
           break;
         case 'status': {
           const retryAfter: Record<string, string> = fault.retryAfterSec === undefined ? {} : { 'Retry-After': String(fault.retryAfterSec) };
-          this.send(res, entry, { status: fault.status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...retryAfter }, body: statusText(fault.status) });
+          this.send(res, entry, { status: fault.status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...retryAfter }, body: faultStatusText(fault.status) });
           return;
         }
         case 'delay':
@@ -641,7 +445,7 @@ class HttpFixtureServer implements FixtureServer {
         if (!endedByServer) entry.clientClosed = true;
       }
       entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-      this.record(entry);
+      this.requestJournal.record(entry);
     }
   }
 
@@ -675,39 +479,13 @@ class HttpFixtureServer implements FixtureServer {
     }
     if (route === this.receiptsPath) {
       if (method !== 'POST') return { status: 405, headers: { ...text, Allow: 'POST' }, body: `${method} not allowed on ${route}; use POST\n` };
-      return this.storeReceipt(headers, body, seq);
+      return this.receipts.receive(headers, body, seq);
     }
     return {
       status: 404,
       headers: text,
       body: `no route ${method} ${route}; routes: GET ${this.feedPath}, POST ${this.receiptsPath}\n`,
     };
-  }
-
-  private storeReceipt(headers: Record<string, string>, body: Buffer, seq: number): Responded {
-    const json = { 'Content-Type': 'application/json' };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      return { status: 400, headers: json, body: JSON.stringify({ error: 'body is not JSON; send {"link": "...", "title": "..."}' }) };
-    }
-    const record = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-    const link = record?.['link'];
-    const title = record?.['title'] ?? '';
-    if (typeof link !== 'string' || typeof title !== 'string') {
-      return { status: 400, headers: json, body: JSON.stringify({ error: 'body must be {"link": string, "title": string}' }) };
-    }
-    const rawKey = (headers[this.idempotencyHeader] ?? '').trim();
-    const key = rawKey === '' ? null : rawKey;
-    const first = key === null ? undefined : this.answers.get(key);
-    if (first !== undefined) {
-      return { status: 201, headers: json, body: JSON.stringify({ receipt: first, replayed: true }), receipt: { key, receipt: first, replayed: true } };
-    }
-    const receipt = this.stored.length + 1;
-    this.stored.push({ receipt, key, link, title, t: this.clock(), seq });
-    if (key !== null) this.answers.set(key, receipt);
-    return { status: 201, headers: json, body: JSON.stringify({ receipt, replayed: false }), receipt: { key, receipt, replayed: false } };
   }
 
   // ---- shutdown -------------------------------------------------------------------------
@@ -727,18 +505,17 @@ class HttpFixtureServer implements FixtureServer {
       this.server.closeAllConnections();
       await closed;
       await Promise.allSettled([...this.inFlight]);
-      if (this.journalStream !== undefined) {
-        const stream = this.journalStream;
-        await new Promise<void>((resolve) => stream.end(resolve));
-      }
+      await this.requestJournal.close();
     })();
     return this.closing;
   }
 }
 
-function contentTypeOf(xml: string): string {
-  const format = detectFeedFormat(xml);
-  return format === 'unknown' ? 'application/xml; charset=utf-8' : FEED_CONTENT_TYPE[format];
+/** A feed body with the item keys (link, "" when missing) read back from it, and its type: as given, else by its format. */
+function readBack(body: string, contentType: string | undefined): { body: string; contentType: string; keys: readonly string[] } {
+  const parsed = parseFeed(body);
+  const type = contentType ?? (parsed.format === 'unknown' ? 'application/xml; charset=utf-8' : FEED_CONTENT_TYPE[parsed.format]);
+  return { body, contentType: type, keys: parsed.items.map((i) => i.key) };
 }
 
 /** Starts the fixture server on 127.0.0.1 and resolves once it is listening. */
@@ -751,13 +528,7 @@ export async function startFixtureServer(options: FixtureServerOptions = {}): Pr
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new DedupVerifyError(ErrorCode.FixtureServer, `Invalid fixture-server port ${port}: use 0 (a free port) or 1..65535.`);
   }
-  if (options.journalPath !== undefined) {
-    try {
-      await appendFile(options.journalPath, '');
-    } catch (e) {
-      throw new DedupVerifyError(ErrorCode.FixtureServer, `Cannot write the fixture-server journal to ${options.journalPath}: ${(e as NodeJS.ErrnoException).code ?? String(e)}. Check that its directory exists and is writable.`, { cause: e });
-    }
-  }
+  if (options.journalPath !== undefined) await checkJournalFile(options.journalPath);
   const server = createServer({ keepAlive: true });
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {
@@ -780,13 +551,6 @@ export async function startFixtureServer(options: FixtureServerOptions = {}): Pr
   });
   const address = server.address();
   const actualPort = typeof address === 'object' && address !== null ? address.port : port;
-  let stream: WriteStream | undefined;
-  if (options.journalPath !== undefined) {
-    stream = createWriteStream(options.journalPath, { flags: 'a' });
-    stream.on('error', () => {
-      // Evidence is best effort; the in-memory journal stays complete (journal(), writeJournal()).
-    });
-  }
   // Constructed in the same tick as 'listening': no request can arrive before its handler.
-  return new HttpFixtureServer(server, actualPort, options, stream);
+  return new HttpFixtureServer(server, actualPort, options);
 }

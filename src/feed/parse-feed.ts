@@ -4,9 +4,14 @@
  * reads (reference-app.md "Feed"): RSS `item/link`, `item/title`, `item/pubDate`; Atom
  * `entry/link@href`, `entry/title`, `entry/updated` or `entry/published`.
  *
- * A lenient scanner, not a validating XML parser: fixture feeds (and the feeds people hand to
- * `serve-feed --file`) are small and flat, and a broken document still yields what it can.
+ * The XML is read with fast-xml-parser, which does not validate: a broken document still
+ * yields what it holds. Markup inside CDATA is text (a description holding `</item>` ends no
+ * item), comments are skipped, and a document cut short is read up to its last complete piece
+ * of markup (an unfinished tag, CDATA section or comment at the end is dropped), so the items
+ * it began are kept. Text is entity-decoded as `decodeXmlText` does, CDATA kept verbatim, and
+ * trimmed; a date that does not parse gives 0 (see parseFeedDate).
  */
+import { XMLParser } from 'fast-xml-parser';
 import type { FeedFormat } from './render-feed.js';
 
 export interface ParsedFeedItem {
@@ -41,63 +46,159 @@ function safeCodePoint(cp: number): string | undefined {
   return Number.isInteger(cp) && cp >= 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : undefined;
 }
 
-/** Element text: CDATA sections kept verbatim, the rest entity-decoded, trimmed. */
-function elementText(inner: string): string {
-  let out = '';
-  const re = /<!\[CDATA\[([\s\S]*?)\]\]>/g;
-  let last = 0;
-  for (let m = re.exec(inner); m !== null; m = re.exec(inner)) {
-    out += decodeXmlText(inner.slice(last, m.index)) + (m[1] ?? '');
-    last = m.index + m[0].length;
-  }
-  out += decodeXmlText(inner.slice(last));
-  return out.trim();
+interface XmlElement {
+  readonly name: string;
+  readonly attributes: ReadonlyMap<string, string>;
+  readonly children: readonly XmlNode[];
 }
 
-/** The text of the first `<name>` child element, `null` when there is none. Self-closing = "". */
-function childText(block: string, name: string): string | null {
-  const re = new RegExp(`<${name}(?=[\\s>/])[^>]*?(/>|>([\\s\\S]*?)</${name}\\s*>)`);
-  const m = re.exec(block);
-  if (m === null) return null;
-  return m[1] === '/>' ? '' : elementText(m[2] ?? '');
+/** Text already decoded (CDATA verbatim). */
+type XmlNode = XmlElement | { readonly text: string };
+
+const TEXT = '#text';
+const CDATA = '#cdata';
+const ATTRIBUTES = ':@';
+
+/**
+ * Ordered output (element order matters: the first link, title, date), attributes kept and
+ * not parsed, values left as written: entities are decoded by decodeXmlText (the five
+ * predefined ones and character references), so an undeclared entity such as `&nbsp;` stays
+ * as written. The parser refuses a DOCTYPE declaring an external entity (nothing is fetched):
+ * such a document reads as no feed.
+ */
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  allowBooleanAttributes: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: false,
+  htmlEntities: false,
+  cdataPropName: CDATA,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function attributes(tag: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const re = /([A-Za-z_:][-\w.:]*)\s*=\s*("([^"]*)"|'([^']*)')/g;
-  for (let m = re.exec(tag); m !== null; m = re.exec(tag)) {
-    out.set(m[1] ?? '', decodeXmlText(m[3] ?? m[4] ?? ''));
+/** A text value as the parser gives it (a string, values being left unparsed). */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** fast-xml-parser's ordered output (one key per node, attributes under ":@") as a tree. */
+function toNodes(ordered: unknown): XmlNode[] {
+  if (!Array.isArray(ordered)) return [];
+  const out: XmlNode[] = [];
+  for (const node of ordered as unknown[]) {
+    if (!isRecord(node)) continue;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === ATTRIBUTES) continue;
+      if (key === TEXT) {
+        out.push({ text: decodeXmlText(textOf(value)) });
+      } else if (key === CDATA) {
+        const parts = Array.isArray(value) ? (value as unknown[]) : [];
+        out.push({ text: parts.map((p) => (isRecord(p) ? textOf(p[TEXT]) : '')).join('') });
+      } else {
+        const attributes = new Map<string, string>();
+        const raw = node[ATTRIBUTES];
+        if (isRecord(raw)) {
+          // A value-less (boolean) attribute is not an attribute value: left out.
+          for (const [name, v] of Object.entries(raw)) if (typeof v === 'string') attributes.set(name, decodeXmlText(v));
+        }
+        out.push({ name: key, attributes, children: toNodes(value) });
+      }
+    }
   }
   return out;
 }
 
+/** At most this many retries when cutting back a document the parser cannot finish. */
+const MAX_CUTS = 256;
+
+/** The unfinished construct at the end of `xml` to cut at: an open CDATA section or comment, else the last "<". */
+function cutPoint(xml: string): number {
+  const cdata = xml.lastIndexOf('<![CDATA[');
+  if (cdata >= 0 && !xml.includes(']]>', cdata)) return cdata;
+  const comment = xml.lastIndexOf('<!--');
+  if (comment >= 0 && !xml.includes('-->', comment)) return comment;
+  return xml.lastIndexOf('<');
+}
+
+/** The document's top-level nodes; a document cut short is read up to its last complete markup. */
+function readXml(xml: string): XmlNode[] {
+  let text = xml;
+  for (let cuts = 0; cuts <= MAX_CUTS; cuts++) {
+    try {
+      return toNodes(parser.parse(text));
+    } catch {
+      const cut = cutPoint(text);
+      if (cut < 0) return [];
+      text = text.slice(0, cut);
+    }
+  }
+  return [];
+}
+
+function isElement(node: XmlNode): node is XmlElement {
+  return 'name' in node;
+}
+
+/** Elements named `name` in document order, not looking inside a match. */
+function findAll(nodes: readonly XmlNode[], name: string): XmlElement[] {
+  const out: XmlElement[] = [];
+  for (const node of nodes) {
+    if (!isElement(node)) continue;
+    if (node.name === name) out.push(node);
+    else out.push(...findAll(node.children, name));
+  }
+  return out;
+}
+
+function contains(nodes: readonly XmlNode[], name: string): boolean {
+  return nodes.some((node) => isElement(node) && (node.name === name || contains(node.children, name)));
+}
+
+function textContent(node: XmlNode): string {
+  return isElement(node) ? node.children.map(textContent).join('') : node.text;
+}
+
+function child(element: XmlElement, name: string): XmlElement | undefined {
+  return element.children.find((c): c is XmlElement => isElement(c) && c.name === name);
+}
+
+/** The trimmed text of the first `<name>` child, `null` when there is none. Self-closing = "". */
+function childText(element: XmlElement, name: string): string | null {
+  const found = child(element, name);
+  return found === undefined ? null : textContent(found).trim();
+}
+
 /** Atom: the first `<link>` with no `rel` or `rel="alternate"`, else the first `<link>`. */
-function atomLink(block: string): string | null {
-  const links = [...block.matchAll(/<link(?=[\s>/])([^>]*?)\/?>/g)].map((m) => attributes(m[1] ?? ''));
-  const chosen = links.find((a) => !a.has('rel') || a.get('rel') === 'alternate') ?? links[0];
+function atomLink(entry: XmlElement): string | null {
+  const links = entry.children.filter((c): c is XmlElement => isElement(c) && c.name === 'link');
+  const chosen = links.find((l) => !l.attributes.has('rel') || l.attributes.get('rel') === 'alternate') ?? links[0];
   if (chosen === undefined) return null;
-  return (chosen.get('href') ?? '').trim();
+  return (chosen.attributes.get('href') ?? '').trim();
 }
 
-function blocks(xml: string, name: string): string[] {
-  const re = new RegExp(`<${name}(?=[\\s>])[^>]*>([\\s\\S]*?)</${name}\\s*>`, 'g');
-  return [...xml.matchAll(re)].map((m) => m[1] ?? '');
-}
-
-function stripComments(xml: string): string {
-  return xml.replace(/<!--[\s\S]*?-->/g, '');
-}
-
-export function detectFeedFormat(xml: string): FeedFormat | 'unknown' {
-  const body = stripComments(xml);
-  if (/<feed(?=[\s>])/.test(body)) return 'atom';
-  if (/<rss(?=[\s>])/.test(body) || /<channel(?=[\s>])/.test(body)) return 'rss';
+function formatOf(nodes: readonly XmlNode[]): FeedFormat | 'unknown' {
+  if (contains(nodes, 'feed')) return 'atom';
+  if (contains(nodes, 'rss') || contains(nodes, 'channel')) return 'rss';
   return 'unknown';
 }
 
+/** "atom" when the document has a `<feed>`, "rss" when it has an `<rss>` or `<channel>`. */
+export function detectFeedFormat(xml: string): FeedFormat | 'unknown' {
+  return formatOf(readXml(xml));
+}
+
 export function parseFeed(xml: string): ParsedFeed {
-  const body = stripComments(xml);
-  const format = detectFeedFormat(body);
+  const nodes = readXml(xml);
+  const format = formatOf(nodes);
   const make = (link: string | null, title: string | null, dateText: string | null): ParsedFeedItem => ({
     link,
     key: link ?? '',
@@ -109,14 +210,12 @@ export function parseFeed(xml: string): ParsedFeed {
     case 'rss':
       return {
         format,
-        items: blocks(body, 'item').map((b) => make(childText(b, 'link'), childText(b, 'title'), childText(b, 'pubDate'))),
+        items: findAll(nodes, 'item').map((i) => make(childText(i, 'link'), childText(i, 'title'), childText(i, 'pubDate'))),
       };
     case 'atom':
       return {
         format,
-        items: blocks(body, 'entry').map((b) =>
-          make(atomLink(b), childText(b, 'title'), childText(b, 'updated') ?? childText(b, 'published')),
-        ),
+        items: findAll(nodes, 'entry').map((e) => make(atomLink(e), childText(e, 'title'), childText(e, 'updated') ?? childText(e, 'published'))),
       };
     case 'unknown':
       return { format, items: [] };
