@@ -199,14 +199,43 @@ Environment:
     .option('--config <file>', 'config file (default: ./dedup-verify.config.json, else the reference-app config)')
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
     .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', portArg('--adb-port', 1))
-    .option('--json', 'print { ok, checks: [{ name, ok, found, fix? }] } as JSON')
+    .option('--capture <dir>', 'read a capture directory offline instead (from `dedup-verify capture`, or pasted outputs and threadtime logs): per file, the records understood and the lines not; exit 1 when any line was not understood')
+    .option('--json', 'print { ok, checks: [{ name, ok, found, fix? }] } as JSON (with --capture: { ok, device, files: [{ file, kind, command, understood, notUnderstood }] })')
     .addHelpText(
       'after',
-      examples('$ dedup-verify doctor', '$ dedup-verify doctor --device emulator-5554 --config dedup-verify.config.json', '$ dedup-verify doctor --json'),
+      examples(
+        '$ dedup-verify doctor',
+        '$ dedup-verify doctor --device emulator-5554 --config dedup-verify.config.json',
+        '$ dedup-verify doctor --json',
+        '$ dedup-verify doctor --capture capture-emulator-5554/',
+      ),
     )
     .action(async (opts: Record<string, unknown>) => {
+      if (typeof opts['capture'] === 'string') {
+        const { runDoctorCapture } = await import('./commands/doctor-capture.js');
+        setExit(await runDoctorCapture(opts['capture'], opts, io));
+        return;
+      }
       const { runDoctor } = await import('./commands/doctor.js');
       setExit(await runDoctor(opts, io));
+    });
+
+  command('capture')
+    .description(
+      "Record, read-only, what the device prints for every command dedup-verify relies on (getprop, dumpsys jobscheduler and notification, logcat events and main, run-as, auto_time, job states, the workdb schema) into a directory with device.json; changes nothing on the device. Attach it to a bug report; `doctor --capture DIR` reads it offline.",
+    )
+    .option('--device <serial>', 'adb serial of the device (default: the only online device)')
+    .option('--package <pkg>', "the app whose job, permissions and workdb schema are captured (without it: device-wide outputs only)")
+    .option('--out <dir>', 'a new or empty directory to write into (required)')
+    .option('--adb-host <host>', 'adb server host', '127.0.0.1')
+    .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', portArg('--adb-port', 1))
+    .addHelpText(
+      'after',
+      examples('$ dedup-verify capture --device emulator-5554 --package com.example.app --out capture-emulator-5554/', '$ dedup-verify doctor --capture capture-emulator-5554/'),
+    )
+    .action(async (opts: Record<string, unknown>) => {
+      const { runCapture } = await import('./commands/capture.js');
+      setExit(await runCapture(opts, io));
     });
 
   command('init')

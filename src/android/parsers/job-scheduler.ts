@@ -1,5 +1,5 @@
 /**
- * Parsers for JobScheduler shell output (android-facts.md §3).
+ * Parsers for JobScheduler shell output.
  *
  * `dumpsys jobscheduler [PKG]` registered-job header, from
  * aosp-mirror/platform_frameworks_base `apex/jobscheduler/service/java/com/android/server/job/
@@ -11,7 +11,7 @@
  * so `  JOB #u0a190/42: 1a2b3c4 com.example/androidx.work…SystemJobService` (no namespace, all
  * API levels) and `  JOB androidx.work.systemjobscheduler:u0a190/0: … @androidx.work…@com.example/…`
  * (API 34+, WorkManager 2.10+). Newer platforms prefix the battery name with `#<traceTag>#`
- * (captured on an API 37 emulator, android-facts.md §3.3).
+ * (captured on an API 37 emulator: fixtures/device-output/37/dumpsys-jobscheduler.txt).
  *
  * `cmd jobscheduler run` (JobSchedulerShellCommand.java @01a7983f): stdout `Running job` or
  * `Running job [FORCED]`, exit 0; errors on stderr with return codes -1000 (no package),
@@ -44,6 +44,16 @@ export interface JobEntry {
 }
 
 const JOB_HEADER = /^(\s*)JOB (?:#|([^\s:]+):)(u\d+a\d+|u\d+i\d+|\d+)\/(-?\d+): ([0-9a-f]+) (.+)$/;
+
+/** A line that names a registered job (`JOB #…` or `JOB <namespace>:…`), parsed or not. */
+export function namesJobHeader(line: string): boolean {
+  return /^\s*JOB [#\S]/.test(line);
+}
+
+/** Whether a line is a registered-job header the parser reads (see parseDumpsysJobs). */
+export function isJobHeader(line: string): boolean {
+  return JOB_HEADER.test(line);
+}
 
 /** `UserHandle.formatUid`: u<user>a<appId-10000>, u<user>i<isolated>, or the raw number. */
 export function parseFormattedUid(text: string): number {

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { DedupVerifyError, ErrorCode, UsageError, describeError, hasErrorCode } from '../../errors.js';
 import { AdbDevice } from '../../device/adb-device.js';
 import type { AndroidDevice } from '../../device/android-device.js';
-import { createAdbClient, findAdbBinary, isLocalHost, listDevices, probeAdbServer } from '../../device/adb-server.js';
+import { findAdbBinary, isLocalHost } from '../../device/adb-server.js';
 import { assertRunAs, checkRunAs, pullDatabase } from '../../android/app-data.js';
 import { getPackageInfo, hasNotificationPermission, isPackageInstalled } from '../../android/packages.js';
 import { parsePackageList } from '../../android/parsers/packages.js';
@@ -27,6 +27,7 @@ import { formatDuration } from '../../checker/describe.js';
 import { parseConfig } from '../../config/parse-config.js';
 import { CONFIG_DEFAULTS, DEFAULT_CONFIG_FILE } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
+import { chooseDevice } from '../choose-device.js';
 import { packageRoot } from '../package-root.js';
 import { checkOutputFile } from '../inputs.js';
 import type { CliIo } from '../io.js';
@@ -151,32 +152,6 @@ interface InitFindings {
   readonly found: string[];
   /** Guesses the user must confirm (each names the config key). */
   readonly confirm: string[];
-}
-
-async function chooseDevice(opts: Record<string, unknown>, endpoint: { host: string; port: number }): Promise<string> {
-  if ((await probeAdbServer(endpoint)) === null) {
-    throw new DedupVerifyError(
-      ErrorCode.AdbServer,
-      `No adb server answers on ${endpoint.host}:${endpoint.port}. Start it with \`adb -P ${endpoint.port} start-server\` (and start the emulator), or pass --adb-port.`,
-    );
-  }
-  const online = (await listDevices(createAdbClient(endpoint), endpoint)).filter((d) => d.state === 'device').map((d) => d.serial);
-  const wanted = typeof opts['device'] === 'string' ? opts['device'] : undefined;
-  if (wanted !== undefined) {
-    if (online.includes(wanted)) return wanted;
-    throw new DedupVerifyError(
-      ErrorCode.DeviceNotFound,
-      `No device "${wanted}" online on the adb server ${endpoint.host}:${endpoint.port} (online: ${online.join(', ') || 'none'}). Check \`adb devices\`; for a TCP device run \`adb connect ${wanted}\` first.`,
-    );
-  }
-  if (online.length === 1 && online[0] !== undefined) return online[0];
-  if (online.length === 0) {
-    throw new DedupVerifyError(
-      ErrorCode.DeviceNotFound,
-      `No device is online on the adb server ${endpoint.host}:${endpoint.port}. Start the emulator (or plug in the phone) and check \`adb devices\`.`,
-    );
-  }
-  throw new UsageError(`Several devices are online (${online.join(', ')}): pick one with --device SERIAL.`);
 }
 
 /** `pm list packages -3`: the installed packages that are not part of the system image. */

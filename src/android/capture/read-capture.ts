@@ -1,0 +1,133 @@
+/**
+ * `dedup-verify doctor --capture DIR`: reads a capture directory offline (what `capture`
+ * wrote, `fixtures/device-output/`, or files a user pasted) and says, file by file, how many
+ * records the harness's parsers understood and which lines they did not.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { DEVICE_JSON, type CaptureManifest } from './record-capture.js';
+import { ProvenanceError, readDeviceOutput } from './provenance.js';
+import { kindOfCommand, kindOfFileName, kindOfText, splitTranscript, understandOutput, type CaptureKind, type Understanding } from './understand.js';
+
+export interface FileReport {
+  /** Path relative to the capture directory. */
+  readonly file: string;
+  /** What the file was read as; null when nothing the harness reads matches it. */
+  readonly kind: CaptureKind | null;
+  /** The command that printed it, when known. */
+  readonly command: string | null;
+  readonly understood: number;
+  readonly notUnderstood: string[];
+  /** Why a file was not read at all (no reader, a malformed header). */
+  readonly hint?: string;
+}
+
+export interface CaptureReport {
+  readonly device: CaptureManifest | null;
+  readonly files: FileReport[];
+}
+
+/** Files that are about a capture, not output of a device. */
+function isSkipped(name: string): boolean {
+  return name.startsWith('.') || name === DEVICE_JSON || /\.(md|json)$/i.test(name);
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (current: string): Promise<void> => {
+    const entries = await readdir(current, { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (isSkipped(entry.name)) continue;
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile()) out.push(path);
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+async function readManifest(dir: string): Promise<CaptureManifest | null> {
+  try {
+    return JSON.parse(await readFile(join(dir, DEVICE_JSON), 'utf8')) as CaptureManifest;
+  } catch {
+    return null;
+  }
+}
+
+/** Throws when `dir` is not a readable directory (the caller turns that into a usage error). */
+export async function readCaptureDir(dir: string): Promise<CaptureReport> {
+  const info = await stat(dir);
+  if (!info.isDirectory()) throw new Error(`${dir} is not a directory`);
+  const device = await readManifest(dir);
+  const listed = new Map((device?.files ?? []).map((f) => [f.file, f]));
+  const files: FileReport[] = [];
+  for (const path of await listFiles(dir)) {
+    const file = relative(dir, path).split('\\').join('/');
+    files.push(understandFile(file, await readFile(path, 'utf8'), listed.get(file)));
+  }
+  return { device, files };
+}
+
+/** One file: header, manifest entry, file name, then the text decide what it is. */
+export function understandFile(file: string, text: string, listed?: { readonly command: string; readonly exitCode: number; readonly stream: 'stdout' | 'stderr' }): FileReport {
+  let parsed;
+  try {
+    parsed = readDeviceOutput(text);
+  } catch (e) {
+    const reason = e instanceof ProvenanceError ? e.message : String(e);
+    return { file, kind: null, command: null, understood: 0, notUnderstood: [], hint: `malformed provenance header: ${reason}` };
+  }
+  const { header, body } = parsed;
+  const command = header?.command ?? listed?.command ?? null;
+  const exitCode = header?.exitCode ?? listed?.exitCode ?? null;
+  const stream = header?.stream ?? listed?.stream ?? 'stdout';
+  const output = (kindText: string) => (stream === 'stderr' ? { stdout: '', stderr: kindText, exitCode } : { stdout: kindText, stderr: '', exitCode });
+
+  const kind = (command !== null ? kindOfCommand(command) : null) ?? (command === null ? kindOfFileName(file) : null);
+  if (kind !== null) return { file, kind, command, ...understandOutput(kind, output(body), command ?? '') };
+  if (command !== null) {
+    return { file, kind: null, command, understood: 0, notUnderstood: nonEmpty(body), hint: `dedup-verify does not read the output of "${command}"` };
+  }
+
+  // No command known: a pasted transcript (read command by command) or a bare output.
+  const parts = splitTranscript(body);
+  let total: Understanding = { understood: 0, notUnderstood: [] };
+  const kinds = new Set<CaptureKind>();
+  for (const part of parts) {
+    const partKind = (part.command !== null ? kindOfCommand(part.command) : null) ?? kindOfText(part.text);
+    if (partKind === null) {
+      const lines = nonEmpty(part.text);
+      if (lines.length > 0) total = { understood: total.understood, notUnderstood: [...total.notUnderstood, ...lines] };
+      continue;
+    }
+    kinds.add(partKind);
+    const read = understandMixed(partKind, part.text, part.command ?? '');
+    total = { understood: total.understood + read.understood, notUnderstood: [...total.notUnderstood, ...read.notUnderstood] };
+  }
+  const only = kinds.size === 1 ? [...kinds][0] ?? null : null;
+  if (kinds.size === 0) {
+    return { file, kind: null, command: null, ...total, hint: 'not output of a command dedup-verify reads: name the file after the command (e.g. logcat-events.txt) or start it with a "# command:" line' };
+  }
+  return { file, kind: only, command: parts.length > 1 ? parts.map((p) => p.command).filter((c) => c !== null).join(' ; ') || null : null, ...total };
+}
+
+/**
+ * A pasted part: the command's output, and log lines pasted after it read as logcat (a
+ * transcript often shows a command, then the log lines it caused).
+ */
+function understandMixed(kind: CaptureKind, text: string, command: string): Understanding {
+  if (kind === 'logcat') return understandOutput('logcat', { stdout: text, stderr: '', exitCode: null });
+  const blocks = text.split(/\n\s*\n/);
+  let total: Understanding = { understood: 0, notUnderstood: [] };
+  for (const block of blocks) {
+    const blockKind = kindOfText(block);
+    const read = understandOutput(blockKind === 'logcat' ? 'logcat' : kind, { stdout: block, stderr: '', exitCode: null }, command);
+    total = { understood: total.understood + read.understood, notUnderstood: [...total.notUnderstood, ...read.notUnderstood] };
+  }
+  return total;
+}
+
+function nonEmpty(text: string): string[] {
+  return text.split('\n').filter((l) => l.trim() !== '');
+}
