@@ -253,8 +253,8 @@ async function checkSameRows(device: AndroidDevice, pkg: string, db: string, tab
 /**
  * What a refused run looks like from JobScheduler: `run -f` answers "Running job [FORCED]", the
  * job is `ready`/`pending`/`active` until WorkManager has decided, then `waiting` (or gone:
- * WorkManager re-registers a delayed periodic job). get-job-state tokens: android-facts.md §3.2
- * (JobSchedulerService.getJobState, AOSP frameworks/base @f4cdb430).
+ * WorkManager re-registers a delayed periodic job). get-job-state tokens:
+ * JobSchedulerService.getJobState (AOSP frameworks/base @f4cdb430).
  */
 async function timeJobSettled(device: AndroidDevice, config: Config): Promise<number> {
   const pkg = config.app.package;

@@ -35,7 +35,7 @@ export function testDevices(): TestDevices {
   };
 }
 
-/** The host CNXN adb 29 sends (reference adb-protocol.md §2.1 [EXP]). */
+/** The host CNXN payload Debian adb 29.0.6 sends, as seen on the wire. */
 export const HOST_BANNER = 'host::features=remount_shell,abb_exec,abb,apex,fixed_push_mkdir,ls_v2,stat_v2,fixed_push_symlink_timestamp,cmd,shell_v2';
 
 /**

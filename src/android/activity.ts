@@ -2,9 +2,11 @@
  * ActivityManager through the shell: `am start -n`, `am force-stop`, `am broadcast`.
  *
  * - `am force-stop PKG` prints nothing and exits 0; it also cancels all the app's jobs
- *   (JobSchedulerService on ACTION_PACKAGE_RESTARTED: "app force stopped") and its
- *   notifications (NMS, REASON_PACKAGE_CHANGED) — android-facts.md §6.
- * - `am kill PKG` is not used: it spares a process running a job (android-facts.md §6).
+ *   (JobSchedulerService.java @f4cdb430 on ACTION_PACKAGE_RESTARTED: "app force stopped") and
+ *   its notifications (NotificationManagerService mPackageIntentReceiver, REASON_PACKAGE_CHANGED).
+ * - `am kill PKG` is not used: it spares a process running a job (killBackgroundProcesses kills
+ *   through ProcessList.killPackageProcessesLSP with minOomAdj SERVICE_ADJ, and JobServiceContext's
+ *   binding holds the job's process at PERCEPTIBLE_LOW_APP_ADJ).
  */
 import { DeviceCommandError } from '../errors.js';
 import type { AndroidDevice } from '../device/android-device.js';

@@ -1,5 +1,6 @@
 /**
- * An app's private files through `run-as` (docs/design.md §4, §8; android-facts.md §6).
+ * An app's private files through `run-as` (docs/design.md §4, §8; aosp-mirror/platform_system_core
+ * run-as/run-as.cpp @145ac70b).
  *
  * Reading: `run-as PKG cat PATH` over the shell (binary-safe: shell v2 raw mode, or the legacy
  * marker mode, never a PTY). A SQLite database in WAL mode keeps committed pages in `-wal`

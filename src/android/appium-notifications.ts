@@ -2,10 +2,10 @@
  * `mobile: getNotifications` (the io.appium.settings helper's NLService buffer) as a second
  * notification observer, cross-checked against the event log the harness records.
  *
- * Facts (android-facts.md §7, appium-session.md §3.2; appium/io.appium.settings NLService.java,
- * StoredNotification.toJson): the buffer holds at most 100 entries, newest first; every post,
- * an update too, is a new entry; when full the oldest entry marked removed is evicted, else the
- * oldest; a removal only marks the newest entry with that id. The buffer is lost when the helper
+ * Facts (appium/io.appium.settings NLService.java, StoredNotification.toJson): the buffer holds
+ * at most 100 entries, newest first; every post, an update too, is a new entry; when full the
+ * oldest entry marked removed is evicted, else the oldest; a removal only marks the newest entry
+ * with that id. The buffer is lost when the helper
  * process dies. So the buffer sees exactly the posts the event log records as
  * `notification_enqueue` (status post or update) that NotificationManager went on to post, as
  * long as nothing was evicted.

@@ -1,5 +1,5 @@
 /**
- * The device's wall clock (docs/design.md §3 step 2, §8; android-facts.md §5).
+ * The device's wall clock (docs/design.md §3 step 2, §8).
  *
  * - Read: toybox `date +%s%3N` prints epoch seconds then the first 3 digits of the zero-padded
  *   nanoseconds, i.e. epoch ms (landley/toybox `toys/posix/date.c`, `%N` since 0.7.4). A toybox

@@ -1,5 +1,5 @@
 /**
- * JobScheduler through the shell (android-facts.md §3): find a job in `dumpsys jobscheduler`,
+ * JobScheduler through the shell: find a job in `dumpsys jobscheduler`,
  * run it with `cmd jobscheduler run`, read its state with `get-job-state`.
  *
  * WorkManager 2.10+ on API 34+ schedules its jobs in the namespace

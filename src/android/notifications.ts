@@ -1,5 +1,6 @@
 /**
- * Observing notifications (docs/design.md §4; android-facts.md §1, §2).
+ * Observing notifications (docs/design.md §4; the event-log and dump formats, with their AOSP
+ * sources, in parsers/notification-events.ts and parsers/notification-records.ts).
  *
  * Posts: a streamed `logcat -b events -v epoch -T <device time>` for the whole scenario,
  * parsing `notification_enqueue` (2750) and `notification_canceled` (27530). Why `-T <time>`:

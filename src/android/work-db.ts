@@ -3,7 +3,9 @@
  * impl/WorkDatabasePathHelper.kt` @aa889ef7: noBackupFilesDir on API 23+; WAL journal, so
  * pulled with -wal and -shm), read on a host copy.
  *
- * Tables (android-facts.md §4.2, §4.4): WorkSpec (columns renamed across schema versions:
+ * Tables (androidx work/work-runtime/src/main/java/androidx/work/impl/model/ WorkSpec.kt @a9b06aaf,
+ * SystemIdInfo.kt @eea81ab9, WorkName.kt @a90d889f, WorkTag.kt @9264c63e): WorkSpec (columns
+ * renamed across schema versions:
  * `period_start_time` → `last_enqueue_time` and `period_count` added in v15, `generation` in v16,
  * `next_schedule_time_override` in v18; androidx `work/work-runtime/src/schemas/
  * androidx.work.impl.WorkDatabase/{14,15,16,18}.json` @18f5bfa8, @f618fa9a, @2ecdd56a, @aa889ef7,

@@ -2,9 +2,10 @@
  * AndroidDevice over an adb server, using @devicefarmer/adbkit 3.3.9 for the server
  * connection and the `host:transport:<serial>` switch.
  *
- * adbkit's own `shell()` sends plain `shell:` and never the shell protocol (adb-protocol.md
- * §5.2), so exit codes and stderr would be lost. Here every command goes over a raw transport
- * connection from adbkit with the service string written by hand:
+ * adbkit's own `shell()` sends plain `shell:` and never the shell protocol (adbkit 3.3.9
+ * src/adb/command/host-transport/shell.ts), so exit codes and stderr would be lost. Here every
+ * command goes over a raw transport connection from adbkit with the service string written by
+ * hand:
  * - `shell,v2,raw:CMD` when the device's transport features include `shell_v2` (asked of the
  *   adb server with `host-serial:<serial>:features`, the device's raw banner list:
  *   platform-tools-29.0.6 `adb/adb.cpp` L1133-1144). Packets: see shell-protocol.ts.
@@ -69,9 +70,15 @@ export interface OpenAdbDeviceOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** Sync requests carry paths of at most 1024 bytes; longer ones get FAIL "path too long" (adb-protocol.md §4.3). */
+/**
+ * Sync requests carry paths of at most 1024 bytes; longer ones get FAIL "path too long"
+ * (platform-tools-29.0.6 `adb/daemon/file_sync_service.cpp` handle_sync_command).
+ */
 const SYNC_MAX_PATH = 1024;
-/** adbd accepts DATA chunks up to 64 KiB (SYNC_DATA_MAX = 65 536, adb-protocol.md §4.3). */
+/**
+ * adbd accepts DATA chunks up to 64 KiB (SYNC_DATA_MAX = 65 536, platform-tools-29.0.6
+ * `adb/file_sync_protocol.h`).
+ */
 const SYNC_DATA_MAX = 64 * 1024;
 /** S_IFREG, or-ed into the SEND mode as adb does. */
 const S_IFREG = 0o100000;

@@ -1,11 +1,12 @@
 /**
  * Where adb and adbkit failures become DedupVerifyErrors (the edge: nothing past src/device
  * sees an adbkit error). The adb server answers a request it cannot serve with FAIL + message
- * (adb-protocol.md §5.1): `closed` when the device refused to open a service
+ * (smart sockets: platform-tools-29.0.6 `adb/protocol.txt`, `adb/sockets.cpp` smart_socket_enqueue
+ * L719-880): `closed` when the device refused to open a service
  * (platform-tools-29.0.6 `adb/sockets.cpp` L525-543), `device offline …` for a transport that is
  * not online; for an unknown serial or an unauthorized device the texts contain "not found" /
  * "unauthorized" (`adb/transport.cpp` acquire_one_transport; matched by substring because the
- * exact wording is not pinned down in the reference notes).
+ * exact wording has not been confirmed from source).
  */
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
 

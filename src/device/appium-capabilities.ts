@@ -1,6 +1,9 @@
 /**
  * The capabilities a dedup-verify session asks of the Appium UiAutomator2 driver (8.x), each for a
- * reason (appium-session.md §2.1; docs/farms.md lists them for CI engineers):
+ * reason (capability handling: appium-uiautomator2-driver 8.7.0 lib/uiautomator2-server/session.ts;
+ * the appium-android-driver 14.2.0 it bundles, lib/commands/device/common.ts and
+ * lib/commands/geolocation.ts; appium-adb 16.0.5 lib/adb.ts and lib/tools/system-calls.ts;
+ * docs/farms.md lists them for CI engineers):
  * - no `app`/`appPackage`: the app under test is already installed (a debuggable build); the
  *   harness starts and stops it itself, so the driver must not install, reset or launch anything;
  * - `appium:noReset`: never `pm clear` the app (its database is what is being verified);

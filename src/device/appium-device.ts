@@ -3,7 +3,8 @@
  * where a WebDriver endpoint (Appium server, Selenium Grid 4 relay, appium-device-farm, a cloud
  * farm) is what there is.
  *
- * What travels over WebDriver (appium-session.md §3):
+ * What travels over WebDriver (appium-android-driver lib/commands/shell.ts, misc.ts,
+ * file-actions.ts):
  * - `shell`, `shellText`, `execOut`, `getProperties`: `mobile: shell` (needs the server's
  *   `adb_shell` insecure feature). Stdout comes back base64-encoded by the device (see
  *   appium-shell.ts), so it stays binary-safe; the exit status and stderr are read from the
@@ -239,7 +240,8 @@ export class AppiumDevice implements AndroidDevice {
     } catch (e) {
       throw this.fileError('push', path, e);
     }
-    // pushFile writes mode 0644 (sync SEND "<path>,33188", appium-session.md §3.3).
+    // pushFile writes mode 0644 (`adb push`, sync SEND "<path>,33188": appium-android-driver
+    // lib/commands/file-actions.ts).
     if ((mode & 0o7777) !== 0o644) await this.shellText(['chmod', (mode & 0o7777).toString(8), path]);
   }
 

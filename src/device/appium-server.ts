@@ -1,9 +1,9 @@
 /**
  * A local Appium server for the Appium path: `appium` 3 with `appium-uiautomator2-driver` 8
- * installed as dependencies of this project (appium-session.md §4 option A: with no
- * APPIUM_HOME, Appium 3 uses the nearest package.json that depends on `appium` and finds the
- * driver in its node_modules; nothing is downloaded). The server needs ANDROID_HOME (or
- * ANDROID_SDK_ROOT) naming an SDK folder whose platform-tools/adb it runs
+ * installed as dependencies of this project (with no APPIUM_HOME, Appium 3 uses the nearest
+ * package.json that depends on `appium`, @appium/support lib/env.ts, and finds the driver in its
+ * node_modules, appium lib/extension/manifest.ts; nothing is downloaded). The server needs
+ * ANDROID_HOME (or ANDROID_SDK_ROOT) naming an SDK folder whose platform-tools/adb it runs
  * (appium-adb lib/utils/helpers/sdk.ts); Debian's `apt install adb` gives
  * /usr/lib/android-sdk/platform-tools/adb.
  */

@@ -1,5 +1,5 @@
 /**
- * How a command travels through `mobile: shell` and back (appium-session.md §3.1).
+ * How a command travels through `mobile: shell` and back.
  *
  * The UiAutomator2 driver runs `adb -P <port> -s <udid> shell <command>` on the Appium host
  * (appium-android-driver lib/commands/shell.ts), returns stdout and stderr as UTF-8 text

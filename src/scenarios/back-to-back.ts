@@ -17,8 +17,9 @@ export const backToBack: Scenario = {
     // As a user would, clear them first, so that a re-notification is a new post: an update of a
     // notification still on screen is a repeat too, but NotificationManagerService rate-limits
     // updates (5 per second per package) and may shed it without a log line. adb has no command
-    // that dismisses another app's notifications: force-stop removes them (NMS cancels with
-    // REASON_PACKAGE_CHANGED, android-facts.md §6), and the relaunch reschedules the work.
+    // that dismisses another app's notifications: force-stop removes them (NMS's
+    // mPackageIntentReceiver cancels them with REASON_PACKAGE_CHANGED on ACTION_PACKAGE_RESTARTED),
+    // and the relaunch reschedules the work.
     h.step('clear the notifications (force-stop, relaunch)');
     await h.forceStop();
     await h.startApp();

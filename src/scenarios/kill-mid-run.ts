@@ -46,7 +46,8 @@ export const killMidRun: Scenario = {
       // them; the process itself is already gone), and the app relaunched: a
       // repeat is then a new post. An update of a notification still showing is a repeat as much,
       // but NotificationManagerService rate-limits updates to 5 per second per package and
-      // sheds the rest, logging one line in five seconds (android-facts.md §1), so a repeat right
+      // sheds the rest, logging one line in five seconds (A14 NotificationManagerService,
+      // LOS21-pre-QPR2/android_frameworks_base @1add8e2d), so a repeat right
       // after the kill could go unseen.
       if (point.killAt.kill !== 'force-stop') await h.forceStop();
       await h.startApp();

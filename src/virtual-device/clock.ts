@@ -5,7 +5,9 @@
  *   (`date`, `cmd alarm set-time`) only moves the offset.
  * - elapsedRealtime (CLOCK_BOOTTIME, `SystemClock.elapsedRealtime()`): milliseconds since the
  *   device was created, read from a monotonic host clock, so setting the wall clock never moves
- *   it (JobScheduler runs on this base: android-facts.md §3.4).
+ *   it (JobScheduler runs on this base: JobStatus.createFromJobInfo reads sElapsedRealtimeClock,
+ *   aosp-mirror/platform_frameworks_base apex/jobscheduler/service/java/com/android/server/job/
+ *   controllers/JobStatus.java @054fcdf7).
  */
 import type { DeviceClock } from './types.js';
 

@@ -5,7 +5,11 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { findUniqueWork, readWorkDatabase, workSpecModel } from '../../../src/android/work-db.js';
 
-/** WorkSpec / SystemIdInfo / WorkName / WorkTag as androidx declares them (android-facts.md §4.2, §4.4). */
+/**
+ * WorkSpec / SystemIdInfo / WorkName / WorkTag as androidx declares them
+ * (work/work-runtime/src/main/java/androidx/work/impl/model/ WorkSpec.kt @a9b06aaf,
+ * SystemIdInfo.kt @eea81ab9, WorkName.kt @a90d889f, WorkTag.kt @9264c63e).
+ */
 const CURRENT_SCHEMA = `
 CREATE TABLE WorkSpec (id TEXT NOT NULL, state INTEGER NOT NULL, worker_class_name TEXT NOT NULL, input_merger_class_name TEXT NOT NULL,
   input BLOB NOT NULL, output BLOB NOT NULL, initial_delay INTEGER NOT NULL, interval_duration INTEGER NOT NULL, flex_duration INTEGER NOT NULL,

@@ -6,7 +6,7 @@
  *   it.` (to stderr unless -W); success may add `Warning: Activity not started, its current task
  *   has been brought to the front` (still launched).
  * - `am broadcast`: `Broadcasting: <Intent>` then `Broadcast completed: result=<code>[, data="<data>"]`
- *   (android-facts.md §7, ActivityManagerShellCommand @c014fb5c).
+ *   (ActivityManagerShellCommand @c014fb5c).
  */
 
 export type StartActivityResult =

@@ -1,5 +1,5 @@
 /**
- * NotificationManagerService event-log lines (`logcat -b events`), android-facts.md §1.
+ * NotificationManagerService event-log lines (`logcat -b events`).
  *
  * Tags (aosp-mirror/platform_frameworks_base `services/core/java/com/android/server/
  * EventLogTags.logtags`; A15 adds app_provided: muhomorr/platform_frameworks_base-15 same path):
@@ -186,8 +186,10 @@ function unwrapList(message: string): string | null {
 /**
  * The channel id of a Notification.toString() text. The id is an app string and may hold spaces
  * (`channel=Stopwatch v2 shortcut=null …`). Notification.toString prints `channel=` first and
- * then `shortcut=` (`Notification(channel=<id> shortcut=<id|null> contentView=…`, android-facts.md
- * §1.3), some builds `pri=` (the captured `Notification(channel=Mms pri=0 contentView=null …`);
+ * then `shortcut=` (`Notification(channel=myChannel shortcut=null contentView=null …` in
+ * fixtures/device-output/unknown/logcat-events-datalogic.txt), some builds `pri=`
+ * (`Notification(channel=Mms pri=0 contentView=null …` in
+ * fixtures/device-output/unknown/logcat-events-mms.txt);
  * so the id runs to the next of those fields, else to the next space.
  */
 function channelOf(notification: string): string | null {

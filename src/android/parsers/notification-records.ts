@@ -1,6 +1,5 @@
 /**
- * NotificationRecord dumps: `dumpsys notification --noredact` and `cmd notification get KEY`
- * (android-facts.md §2).
+ * NotificationRecord dumps: `dumpsys notification --noredact` and `cmd notification get KEY`.
  *
  * Layout (A14 LOS21-pre-QPR2/android_frameworks_base `services/core/java/com/android/server/
  * notification/NotificationRecord.java` @be7a85af, `dump()` and `dumpNotification()`):

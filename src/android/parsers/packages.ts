@@ -2,7 +2,8 @@
  * Package manager output.
  *
  * `pm list packages` / `pm path PKG`: one `package:<name or path>` per line (adbkit's
- * GetPackagesCommand parses the same shape, adb-protocol.md §4.9).
+ * GetPackagesCommand parses the same shape: adbkit 3.3.9
+ * src/adb/command/host-transport/getpackages.ts).
  *
  * `dumpsys package PKG`: under `Packages:` one `  Package [PKG] (hash):` block with fields at
  * 4 spaces (`userId=`, `versionCode=N minSdk=N targetSdk=N`, `versionName=`, `flags=[ … ]`,

@@ -6,8 +6,10 @@
 
 /**
  * What this device implements, and nothing more: advertising `cmd`/`abb_exec` would send
- * `adb install` down paths that are not here, `delayed_ack` would make newer hosts expect
- * receive windows (reference adb-protocol.md §2.2-2.3; [SC29 adb/transport.cpp L66-77]).
+ * `adb install` down paths that are not here ([SC29 adb/client/adb_install.cpp L62-67,
+ * L196-221]), `delayed_ack` would make newer hosts expect receive windows
+ * (GrapheneOS/platform_packages_modules_adb @4d73d56b docs/dev/delayed_ack.md). adb 29's own
+ * set: [SC29 adb/transport.cpp L66-77].
  */
 export const DEVICE_FEATURES = ['shell_v2', 'stat_v2', 'ls_v2', 'fixed_push_mkdir'] as const;
 

@@ -1,7 +1,7 @@
 /**
  * Reads exact byte counts from a stream of chunks. Sync and shell-v2 messages are a byte stream
- * over WRTE payloads: one WRTE may hold several messages or part of one (reference
- * adb-protocol.md §4.1, §4.3; [EXP] a push put 3 DATA chunks and DONE in one WRTE).
+ * over WRTE payloads: one WRTE may hold several messages or part of one (as Debian adb 29.0.6
+ * sends them: stdin and closeStdin in one WRTE; a push's 3 DATA chunks and DONE in one WRTE).
  */
 export interface ChunkSource {
   /** The next chunk, or null at the end. */

@@ -1,7 +1,8 @@
 /**
  * Shell protocol v2 packets: u8 id, u32 little-endian length, data. The same framing both ways;
  * packets are a byte stream over WRTE payloads.
- * Source: [SC29 adb/shell_protocol.h]; reference adb-protocol.md §4.1.
+ * Source: [SC29 adb/shell_protocol.h]; Debian adb 29.0.6 was seen sending stdin and closeStdin in
+ * one 16-byte WRTE.
  */
 export const ShellPacketId = {
   Stdin: 0,

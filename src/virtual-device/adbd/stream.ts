@@ -1,7 +1,7 @@
 /**
  * One adb stream (an "asocket pair") on a transport, seen from the device.
  *
- * Flow control [SC29 adb/protocol.txt; adb/sockets.cpp L116-242; reference adb-protocol.md §3.1]:
+ * Flow control [SC29 adb/protocol.txt; adb/adb.cpp L387-447; adb/sockets.cpp L116-242]:
  * - output: a per-stream queue with exactly one WRTE in flight; the next WRTE goes only after
  *   the peer's OKAY; each WRTE carries at most the negotiated max payload (small writes are
  *   coalesced, as the host's local socket does);

@@ -1,7 +1,7 @@
 /**
  * The sync: protocol's ids and records, all little-endian.
  * Sources: [SC29 adb/file_sync_protocol.h, adb/SYNC.TXT, adb/daemon/file_sync_service.cpp];
- * reference adb-protocol.md §4.3.
+ * what adbkit sends: adbkit 3.3.9 src/adb/sync.ts (DATA_MAX_LENGTH).
  */
 import type { AdbdStat } from './adbd-device.js';
 

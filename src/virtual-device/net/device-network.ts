@@ -2,8 +2,8 @@
  * The device's loopback network: ports that processes on the device listen on, and the
  * listeners adbd installs for `adb reverse`.
  *
- * Reverse rules follow adbd's listener list ([SC29 adb/adb_listeners.cpp]; reference
- * adb-protocol.md §4.4): one list per device, each rule owned by the transport that installed
+ * Reverse rules follow adbd's listener list ([SC29 adb/adb_listeners.cpp; adb/daemon/services.cpp
+ * reverse_service L66-80]): one list per device, each rule owned by the transport that installed
  * it; a device-side connection to the rule's port is carried to the host as a device-opened
  * stream to the rule's `<local>` spec on that transport; `killforward`/`killforward-all` act
  * on the whole list; a rule disappears when its transport disconnects.

@@ -7,7 +7,9 @@
  * - ActivityManagerService.forceStopPackage: kills the package's processes
  *   (ApplicationExitInfo.REASON_USER_REQUESTED), marks the package stopped and sends
  *   ACTION_PACKAGE_RESTARTED, on which JobSchedulerService cancels the package's jobs and
- *   NotificationManagerService cancels its notifications (REASON_PACKAGE_CHANGED); android-facts §6.
+ *   NotificationManagerService cancels its notifications (REASON_PACKAGE_CHANGED)
+ *   (JobSchedulerService.java @f4cdb430, "app force stopped"; NotificationManagerService
+ *   mPackageIntentReceiver).
  * - ActivityManagerService.killBackgroundProcesses: only processes whose oom_adj is at least
  *   ProcessList.SERVICE_ADJ die (REASON_USER_REQUESTED, "kill background"); a process showing the
  *   top activity or running a job survives. See `oomAdj` and `killBackground` for the sources.

@@ -11,7 +11,9 @@
  * - controllers/JobStatus.java @054fcdf7 (printUniqueId `#u0a190/42` or `ns:u0a190/42`,
  *   batteryName `@ns@` prefix, wakelock tag "*job*" + "/" + batteryName, toShortStringExceptUniqueId)
  * - JobServiceContext.java (a job whose process dies is finished with needsReschedule=true)
- * - android-facts.md §3 (namespaces only from API 34; timing constraints use elapsed realtime).
+ * - Namespaces only from API 34 (JobSchedulerShellCommand.java @01a7983f has `-n`; the Android 11
+ *   one, @150a9240 below, has none); timing constraints use elapsed realtime
+ *   (JobStatus.createFromJobInfo @054fcdf7: sElapsedRealtimeClock).
  * - API 30: Ankits-lab/frameworks_base (same paths) @150a9240 (Android 11): the same
  *   executeRunCommand override logic and executeCancelCommand texts without namespaces;
  *   dumpInternal prints `  None.` only when no job is registered and nothing under

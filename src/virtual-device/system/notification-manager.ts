@@ -3,8 +3,8 @@
  * the `dumpsys notification` / `cmd notification` output.
  *
  * Sources:
- * - A14 NotificationManagerService.java (LOS21-pre-QPR2/android_frameworks_base @1add8e2d,
- *   android-facts.md §1.2): MAX_PACKAGE_NOTIFICATIONS = 50, DEFAULT_MAX_NOTIFICATION_ENQUEUE_RATE
+ * - A14 NotificationManagerService.java (LOS21-pre-QPR2/android_frameworks_base @1add8e2d):
+ *   MAX_PACKAGE_NOTIFICATIONS = 50, DEFAULT_MAX_NOTIFICATION_ENQUEUE_RATE
  *   = 5f (updates only), EVENTLOG_ENQUEUE_STATUS_NEW 0 / UPDATE 1, the Slog.e texts
  *   "Package has already posted or enqueued N notifications.  Not showing more.  package=P" and
  *   "Package enqueue rate is R. Shedding KEY. package=P" (at most every 5 s,
@@ -19,7 +19,10 @@
  *   status) — the A14 list (A15 appends app_provided); 27530 notification_canceled
  *   (key,reason,lifespan,freshness,exposure,rank,count,listener); cancel reasons from
  *   NotificationListenerService (5 PACKAGE_CHANGED, 8 APP_CANCEL, 21 CLEAR_DATA).
- * - dumpImpl layout: android-facts.md §2.1 and the API 33 capture in specs.
+ * - dumpImpl layout: NotificationManagerService.dumpImpl ("Current Notification Manager state",
+ *   "  Notification List:", records at prefix "    ") and DumpFilter.parseFromArguments
+ *   (`--noredact`/`--reveal`; `p`/`pkg`/`--package NAME`), as framework copies of NMS print them,
+ *   and the captured dump specs/unit/virtual-device/android/captured/dumpsys-notification-api33.txt.
  */
 import type { NotificationChannelSpec, NotificationSpec } from './app-framework.js';
 import { javaFloat } from './java-lang.js';
@@ -244,7 +247,7 @@ export class NotificationManagerService {
     }
     const api = this.deps.apiLevel;
     const lines: string[] = [];
-    // DumpFilter.toString() text is UNCONFIRMED (android-facts.md §2.1); `pkg=<name>` is used.
+    // No source confirms the DumpFilter.toString() text; `pkg=<name>` is used.
     lines.push(pkgFilter === undefined ? 'Current Notification Manager state:' : `Current Notification Manager state (filtered to pkg=${pkgFilter}):`);
     const shown = this.list.filter((r) => pkgFilter === undefined || r.pkg === pkgFilter);
     if (shown.length > 0) {

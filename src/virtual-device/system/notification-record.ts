@@ -5,14 +5,14 @@
  *
  * Sources:
  * - A14: LOS21-pre-QPR2/android_frameworks_base services/core/java/com/android/server/
- *   notification/NotificationRecord.java @be7a85af (dump(), dumpNotification(), toString());
- *   android-facts.md §2.2. Prefix rules: the record header at `prefix`, fields at prefix+"  ",
+ *   notification/NotificationRecord.java @be7a85af (dump(), dumpNotification(), toString()).
+ *   Prefix rules: the record header at `prefix`, fields at prefix+"  ",
  *   the notification body at (prefix+"  ")*2, extras entries 4 more, closing `}` at the body.
  * - A12/13 layout (no `vis=` body line, no mProposedImportance / mSensitiveContent /
- *   mUserVisOverride): the captured dump in specs/unit/virtual-device/system/captured/
+ *   mUserVisOverride): the captured dump in specs/unit/virtual-device/android/captured/
  *   dumpsys-notification-api33.txt (index id 31367599669).
- * - Notification.toString (android-facts.md §1.2), StatusBarNotification key/groupKey
- *   (`user|pkg|id|tag|uid`; the key when there is no group or sort key).
+ * - Notification.toString (as the Android 12-14 framework prints it), StatusBarNotification
+ *   key/groupKey (`user|pkg|id|tag|uid`; the key when there is no group or sort key).
  * - NotificationUsageStats.SingleNotificationStats.toString (frameworks/base, same directory).
  */
 import type { BundleValue, NotificationChannelSpec, NotificationSpec } from './app-framework.js';

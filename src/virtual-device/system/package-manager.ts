@@ -3,8 +3,10 @@
  * stopped state.
  *
  * Sources: frameworks/base services/core/java/com/android/server/pm/ (PackageManagerService,
- * Settings.dumpPackageLPr for `dumpsys package`, PackageManagerShellCommand for `pm`), and
- * android-facts.md §6. POST_NOTIFICATIONS is a runtime permission from API 33 (Android 13);
+ * Settings.dumpPackageLPr for `dumpsys package`, PackageManagerShellCommand for `pm`); run-as
+ * serves debuggable packages only (aosp-mirror/platform_system_core run-as/run-as.cpp @145ac70b);
+ * `pm clear` resets runtime permissions (appium/appium-android-driver PR #325, and see
+ * resetRuntimePermissions). POST_NOTIFICATIONS is a runtime permission from API 33 (Android 13);
  * on API 30 the permission does not exist.
  */
 import { randomBytes } from 'node:crypto';

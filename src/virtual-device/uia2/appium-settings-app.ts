@@ -18,8 +18,7 @@
  * Source: appium/io.appium.settings app/src/main/java/io/appium/settings/ (Settings.java,
  * ForegroundService.java, SettingsReceivers.java, NLService.java,
  * receivers/NotificationsReceiver.java, receivers/MediaScannerReceiver.java,
- * notifications/StoredNotification.java toJson, helpers/NotificationHelpers.java), and
- * ../../shared reference appium-session.md §3.2, android-facts.md §7.
+ * notifications/StoredNotification.java toJson, helpers/NotificationHelpers.java).
  */
 import type { AppContext, AppDefinition, AppInstance, AppManifest, BundleValue, JobParameters, NotificationSpec, ReceiverResult, StatusBarNotificationView } from '../system/app-framework.js';
 import { Importance, NotificationFlag } from '../system/app-framework.js';

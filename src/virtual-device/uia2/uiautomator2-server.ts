@@ -6,7 +6,8 @@
  * on the device's port 6790 (reached from the host through `adb forward tcp:N tcp:6790`) and
  * waits until a DELETE of the session stops it 15 ms after answering.
  *
- * The HTTP API is the part the Appium driver uses for a session (appium-session.md §6):
+ * The HTTP API is the part the Appium driver uses for a session (appium/appium-uiautomator2-driver
+ * lib/uiautomator2-server/core.ts startSession and deleteSession, lib/driver.ts getDeviceDetails):
  * GET /status, GET /sessions, POST /session, GET /session/:id, DELETE /session/:id, and the device
  * details (pixel_ratio, system_bars, window/current/size, appium/device/info). Everything else
  * answers 404 `unknown command` as the real server does for an unknown route: the model has no

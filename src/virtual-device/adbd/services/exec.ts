@@ -1,7 +1,7 @@
 /**
  * `exec:<command>` (adb exec-out / exec-in): a raw subprocess, no PTY, no protocol; output
  * streamed back as is, then CLSE; no exit status travels back
- * ([SC29 adb/daemon/services.cpp L318-320]; reference adb-protocol.md §4.2).
+ * ([SC29 adb/daemon/services.cpp L318-320; adb/client/commandline.cpp L1644-1672]).
  * adbd runs the command through `sh -c`, so it is one shell line here too.
  */
 import type { StreamHandler } from '../transport.js';

@@ -1,8 +1,8 @@
 /**
  * `reverse:<request>` (adb reverse): adbd answers through the same handle_forward_request as the
  * host, writing into the stream with no extra leading OKAY, then closes it
- * ([SC29 adb/daemon/services.cpp reverse_service L66-80; adb/adb.cpp handle_forward_request];
- * reference adb-protocol.md §4.4):
+ * ([SC29 adb/daemon/services.cpp reverse_service L66-80; adb/adb.cpp handle_forward_request
+ * L915-1020]):
  *   forward:[norebind:]<local>;<remote>  → "OKAY" (+ hex4 port when <local> was tcp:0) | FAIL
  *   killforward:<local>                  → "OKAY" | FAIL "listener '<local>' not found"
  *   killforward-all                      → "OKAY"

@@ -7,7 +7,7 @@
  * - Without v2 (`shell:cmd`, what adbkit always sends): stdout and stderr both go to the stream,
  *   stdin comes from it, no exit status travels back; CLSE when the command ends.
  * - With v2: stdout = packet 1, stderr = packet 2, then one exit packet (3) and only then CLSE;
- *   stdin = packet 0, closeStdin = 4, window size = 5 (ignored) (reference adb-protocol.md §4.1).
+ *   stdin = packet 0, closeStdin = 4, window size = 5 (ignored) ([SC29 adb/shell_protocol.h]).
  * - In PTY mode the terminal merges stderr into stdout and turns "\n" into "\r\n" (onlcr).
  */
 import type { OutputSink, ShellIo } from '../../types.js';

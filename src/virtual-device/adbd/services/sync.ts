@@ -1,8 +1,8 @@
 /**
  * `sync:`: push, pull, ls and stat, one request after another on a byte stream
- * ([SC29 adb/daemon/file_sync_service.cpp file_sync_service / handle_sync_command];
- * reference adb-protocol.md §4.3). Any failure sends FAIL and ends the service (the stream
- * closes), as adbd's handlers return false; QUIT ends it too.
+ * ([SC29 adb/daemon/file_sync_service.cpp file_sync_service / handle_sync_command]). Any
+ * failure sends FAIL and ends the service (the stream closes), as adbd's handlers return false;
+ * QUIT ends it too.
  */
 import type { AdbdDevice, AdbdFileWriter, AdbdStat } from '../adbd-device.js';
 import { ByteReader, TruncatedError } from '../byte-reader.js';

@@ -3,7 +3,7 @@
  * loopback port (socket_spec_connect, [SC29 adb/socket_spec.cpp]; only "" and "localhost" are
  * local hosts, anything else is refused: "adbd does not support arbitrary tcp connections").
  * A failed connect answers the OPEN with CLSE(0, id), and the adb server drops its client
- * (reference adb-protocol.md §4.5).
+ * ([SC29 adb/adb.cpp L375-383; adb/sockets.cpp L525-543]).
  */
 import { parseTcpSpec } from '../../net/device-network.js';
 import { bridgeStreamAndSocket } from '../socket-bridge.js';

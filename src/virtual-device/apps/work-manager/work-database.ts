@@ -11,7 +11,8 @@
  * - work/work-runtime/src/main/java/androidx/work/impl/model/WorkSpecDao.kt (queries)
  * - work/work-runtime/src/main/java/androidx/work/impl/utils/IdGenerator.kt @b35effe6
  *   (Preference `next_job_scheduler_id`)
- * Room's default JournalMode.AUTOMATIC resolves to WRITE_AHEAD_LOGGING (android-facts.md §4.1).
+ * Room's default JournalMode.AUTOMATIC resolves to WRITE_AHEAD_LOGGING (androidx Room runtime,
+ * RoomDatabase.JournalMode.resolve).
  * android.database.sqlite.SQLiteDatabase adds `android_metadata (locale TEXT)`.
  */
 import Database from 'better-sqlite3';

@@ -1,5 +1,5 @@
 /**
- * date (toybox toys/posix/date.c 0.8.9; android-facts.md §5).
+ * date (landley/toybox toys/posix/date.c 0.8.9).
  *
  * - `date [+FORMAT]`: default format `%a %b %e %H:%M:%S %Z %Y`; `%N` is the nanoseconds
  *   (`%3N` their first 3 digits, so `+%s%3N` is epoch milliseconds), `%:z` the offset `+hh:mm`;

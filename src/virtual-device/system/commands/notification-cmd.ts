@@ -1,7 +1,7 @@
 /**
  * `cmd notification`: list, get KEY, allow_listener, disallow_listener, help.
  * Source: aosp-mirror/platform_frameworks_base services/core/java/com/android/server/notification/
- * NotificationShellCmd.java @fd1acebf (android-facts.md §2.4): `list` prints the keys of
+ * NotificationShellCmd.java @fd1acebf: `list` prints the keys of
  * mNotificationsByKey; `get` dumps the record unredacted with prefix "" or prints
  * `error: no active notification matching key: <key>` and returns 1; only root and shell may call
  * it (`error: permission denied: callingUid=<uid>`, 255).

@@ -1,6 +1,6 @@
 /**
  * `run-as PKG [--user N] [CMD ARGS...]`.
- * Source: system/core run-as/run-as.cpp (yaap/system_core @db04e179; android-facts.md §6): only
+ * Source: system/core run-as/run-as.cpp (yaap/system_core @db04e179): only
  * shell or root may run it; errors go through error(1, ...) as `run-as: <message>` with exit 1
  * (`unknown package: %s`, `package not an application: %s`, `package not debuggable: %s`,
  * `exec failed for %s: <strerror>`); it changes to uid/gid = the app's, chdir()s to

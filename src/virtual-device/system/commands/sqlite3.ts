@@ -1,6 +1,7 @@
 /**
  * The `sqlite3` command-line shell (shipped in AOSP `PRODUCT_PACKAGES_DEBUG`: userdebug/eng
- * images only; android-facts.md §6), over better-sqlite3 on the file's real host path.
+ * images only: aosp-mirror/platform_build target/product/base_system.mk @a331c2ee), over
+ * better-sqlite3 on the file's real host path.
  *
  * Output as the CLI prints it (sqlite.org shell.c, checked against sqlite3 3.40.1):
  * list mode joins columns with `|`, NULL prints as the empty string, reals as "%!.15g", blobs raw;
