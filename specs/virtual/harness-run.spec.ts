@@ -1,6 +1,6 @@
 /**
  * `dedup-verify run` end to end against virtual devices, through the real adb binary on a
- * private server port: the five checks of seeds/000 pass for the correct app and fail, with the
+ * private server port: the five checks of docs/sources/000 pass for the correct app and fail, with the
  * right anomaly, for each bug they target; the device is left as it was found, also after
  * SIGINT; bad input is one line and exit 2.
  */

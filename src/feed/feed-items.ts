@@ -1,6 +1,6 @@
 /**
  * The item model of the fixture feeds, builders for item lists relative to a clock, and the
- * deliberate defects the scenarios feed to the app (reference-app.md "Feed"; seeds/000:
+ * deliberate defects the scenarios feed to the app (reference-app.md "Feed"; docs/sources/000:
  * "an unparseable date must not become now", "key the dedup on a stable identifier",
  * "an entry that parses with an empty link is dropped at parse time").
  */

@@ -5,7 +5,7 @@ export const backToBack: Scenario = {
   name: 'back-to-back',
   summary: 'Two forced runs with no feed change: the second posts nothing.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote: 'Run the worker twice back-to-back with no feed change. The second run must post nothing.',
   },
   catches: ['no-db-check'],

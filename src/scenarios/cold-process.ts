@@ -5,7 +5,7 @@ export const coldProcess: Scenario = {
   name: 'cold-process',
   summary: 'The worker starts in a fresh process where no activity ever ran: it still has a channel and posts.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote:
       'Channel creation is idempotent, and doing it at the post site means a fresh process that starts inside the worker (rather than in the launcher activity) still has a channel to post into.',
   },

@@ -5,7 +5,7 @@ export const dbIsTruth: Scenario = {
   name: 'db-is-truth',
   summary: 'Delete the recorded rows and re-run: everything inside the window re-posts, once.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote:
       'Delete the recorded rows and re-run. Everything inside the window should re-post — that proves the database is genuinely the source of truth and the worker is not deduping some other way by accident.',
   },

@@ -5,7 +5,7 @@ export const durableIdentity: Scenario = {
   name: 'durable-identity',
   summary: 'The dedup key column has a UNIQUE index; NULL legacy rows coexist; a replayed insert is ignored, not duplicated.',
   seed: {
-    file: 'seeds/003_abb250718efb355d.txt',
+    file: 'docs/sources/003_abb250718efb355d.txt',
     quote:
       'UnmatchedEntity gains a nullable notificationKey: String? = null with a unique index on it. […] Nullable is load-bearing: SQLite permits repeated NULLs in a unique index, so every pre-v9 row keeps a NULL key and coexists.',
   },

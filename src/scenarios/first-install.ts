@@ -5,7 +5,7 @@ export const firstInstall: Scenario = {
   name: 'first-install',
   summary: 'Fresh app data and a feed holding items far older than the window: only in-window items notify.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote: 'Take the window away and a first install fires a notification for every item ever published.',
   },
   catches: ['no-window'],

@@ -7,7 +7,7 @@ export const idempotencyKey: Scenario = {
   summary:
     'The backend processes a receipt and drops the connection; the retry, after process death, reuses the same Idempotency-Key: one effect per operation.',
   seed: {
-    file: 'seeds/001_3eaf84dd3362095c.txt',
+    file: 'docs/sources/001_3eaf84dd3362095c.txt',
     quote: 'Generate operationId once and persist it with the pending operation. Reuse it on retry. […] A new UUID inside every doWork() defeats idempotency.',
   },
   catches: ['new-key-per-attempt'],

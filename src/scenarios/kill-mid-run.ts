@@ -29,7 +29,7 @@ export const killMidRun: Scenario = {
   name: 'kill-mid-run',
   summary: 'Kill the process part-way through a run, run again: nothing lost, at most one item duplicated.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote:
       'Notify-then-record leaves a narrow duplicate window. The record is written immediately after the notification is posted; a kill between the two re-notifies that one item next run. Recording first trades that for silently losing an item instead.',
   },

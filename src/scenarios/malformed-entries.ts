@@ -5,7 +5,7 @@ export const malformedEntries: Scenario = {
   name: 'malformed-entries',
   summary: 'An entry with an unparseable date and entries with no link: none notifies, the rest do.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote: 'Feed the parser an entry with a malformed date and an entry with no link, and confirm neither notifies.',
   },
   catches: ['date-defaults-to-now', 'empty-link-kept'],

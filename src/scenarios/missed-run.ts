@@ -6,7 +6,7 @@ export const missedRun: Scenario = {
   name: 'missed-run',
   summary: 'Skip a scheduled run (clock past one interval): items published in the gap still arrive.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote: 'Set the device clock forward past one interval, or skip a run, and confirm items published in the gap still arrive.',
   },
   catches: ['window-equals-interval'],

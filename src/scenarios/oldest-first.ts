@@ -5,7 +5,7 @@ export const oldestFirst: Scenario = {
   name: 'oldest-first',
   summary: 'Posts arrive in publication order, whatever the order of the feed.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote:
       'Oldest-first is not cosmetic. Two reasons, both real: notifications arrive in publication order, and — because the loop notifies and records item-by-item — a run killed partway through has handled the oldest items.',
   },

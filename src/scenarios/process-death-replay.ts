@@ -5,7 +5,7 @@ export const processDeathReplay: Scenario = {
   name: 'process-death-replay',
   summary: 'Force-stop between runs (in-memory state gone): no re-notification and no second row.',
   seed: {
-    file: 'seeds/003_abb250718efb355d.txt',
+    file: 'docs/sources/003_abb250718efb355d.txt',
     quote:
       'a 48 h replay after a listener rebind or a process restart — the set starts empty again — queued a second row for a notification already reviewed or dismissed.',
   },

@@ -8,7 +8,7 @@ export const retryClassification: Scenario = {
   summary:
     '503, 429 and 408 retry with backoff and the whole feed is reprocessed without duplicates; 401 fails with no retry loop.',
   seed: {
-    file: 'seeds/001_3eaf84dd3362095c.txt',
+    file: 'docs/sources/001_3eaf84dd3362095c.txt',
     quote:
       'Use exponential backoff for temporary failures. Retrying invalid input or an authorization failure forever wastes battery and hides the action the user must take.',
   },

@@ -5,7 +5,7 @@ export const titleEdit: Scenario = {
   name: 'title-edit',
   summary: 'Same link, title edited upstream between two runs: no second notification.',
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote: 'Key the dedup on a stable identifier, not on display text. […] A title is what you show, and a title can be edited upstream between two runs.',
   },
   catches: ['key-on-title'],

@@ -5,7 +5,7 @@ export const uniqueWork: Scenario = {
   name: 'unique-work',
   summary: 'Relaunching the app (also after force-stop) keeps exactly one periodic WorkSpec for the unique name, and KEEP does not reset its schedule.',
   seed: {
-    file: 'seeds/001_3eaf84dd3362095c.txt',
+    file: 'docs/sources/001_3eaf84dd3362095c.txt',
     quote: 'Unique work prevents duplicate local schedules […] KEEP: retain existing unfinished work.',
   },
   catches: ['duplicate-schedule'],

@@ -9,9 +9,9 @@ export const windowVsInterval: Scenario = {
   name: 'window-vs-interval',
   summary: "The schedule's interval (+flex), read from WorkManager's database, against the window: window ≥ 2 × interval, configured and as the app behaves.",
   seed: {
-    file: 'seeds/000_83062cdfb17c0f84.txt',
+    file: 'docs/sources/000_83062cdfb17c0f84.txt',
     quote:
-      'Confirm the window really is wider than the interval: the schedule lives at the enqueue site, not next to the constant. These two numbers are edited by different people at different times and drift apart silently.',
+      'Confirm the window really is wider than the interval: the schedule lives at the enqueue site, not next to the constant. […] These two numbers are edited by different people at different times and drift apart silently.',
   },
   catches: ['window-equals-interval'],
   needs: {},

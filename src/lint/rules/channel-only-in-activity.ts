@@ -2,7 +2,7 @@
  * Rule `channel-only-in-activity`: the notification channel is created only from an Activity
  * (or Fragment) while a Worker posts notifications.
  *
- * seeds/000: "a fresh process that starts inside the worker (rather than in the launcher
+ * docs/sources/000: "a fresh process that starts inside the worker (rather than in the launcher
  * activity) still has a channel to post into" only if the channel is created on the worker's
  * path. On API 26+ a notification posted to a channel that does not exist is dropped: AOSP
  * frameworks/base `services/core/java/com/android/server/notification/NotificationManagerService.java`,

@@ -1,7 +1,7 @@
 /**
  * Rule `date-defaults-to-now`: the failure path of a date parse yields the current time.
  *
- * seeds/000: "Defaulting a bad timestamp to the current time is how a malformed feed entry
+ * docs/sources/000: "Defaulting a bad timestamp to the current time is how a malformed feed entry
  * notifies on every single run forever." A failed parse must yield 0 (and the window test
  * `publishedAt > 0` skip it). Flagged forms, each with a date parse (`parse`, `parseDate`, …)
  * on the guarded side and a current-time read on the fallback side:

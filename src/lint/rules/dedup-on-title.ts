@@ -1,7 +1,7 @@
 /**
  * Rule `dedup-on-title`: the dedup identity is display text.
  *
- * seeds/000: "Key the dedup on a stable identifier, not on display text … A title is what you
+ * docs/sources/000: "Key the dedup on a stable identifier, not on display text … A title is what you
  * show, and a title can be edited upstream between two runs." Flagged:
  * - an existence check whose argument is a title (`isNotificationExists(item.title)`,
  *   `seen.contains(item.title)`, `item.title in seen`);

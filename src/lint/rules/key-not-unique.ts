@@ -2,7 +2,7 @@
  * Rule `key-not-unique`: the dedup table's key column has no UNIQUE index (latest exported
  * Room schema of each database).
  *
- * seeds/003 (ADR-0073): "Transactions were already protected by a unique notificationKey; the
+ * docs/sources/003 (ADR-0073): "Transactions were already protected by a unique notificationKey; the
  * queue was not" — without the index a replay inserts a second row for the same item, and an
  * `OnConflictStrategy.IGNORE` insert cannot report the duplicate (it returns -1 only on a
  * constraint conflict). The dedup table is an entity with a key-like column (link, url, guid,

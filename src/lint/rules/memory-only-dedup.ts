@@ -2,8 +2,8 @@
  * Rule `memory-only-dedup`: the dedup check reads an in-memory collection that dies with the
  * process, and nothing durable is checked.
  *
- * seeds/000: "Worker state is not state … 'last seen id' held in memory is gone. Anything that
- * must survive belongs in the database." seeds/003 (ADR-0073): the in-memory session-key set
+ * docs/sources/000: "Worker state is not state … 'last seen id' held in memory is gone. Anything that
+ * must survive belongs in the database." docs/sources/003 (ADR-0073): the in-memory session-key set
  * "is dropped on process death"; it may remain "a cheap in-process optimization" only while
  * the unique index is the durable guarantee. Flagged: a mutable set/map/list held in a
  * companion object, an `object`, at top level, in a Java `static` field or in a Worker's field,

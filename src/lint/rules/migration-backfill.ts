@@ -2,7 +2,7 @@
  * Rule `migration-backfill`: a migration adds a dedup key column as NOT NULL, or fills it in
  * for existing rows.
  *
- * seeds/003 (ADR-0073): "Rows queued before this decision have no stored post time, and
+ * docs/sources/003 (ADR-0073): "Rows queued before this decision have no stored post time, and
  * inventing one would make a replay of an old notification collide with an unrelated row …
  * Nullable is load-bearing: SQLite permits repeated NULLs in a unique index, so every pre-v9
  * row keeps a NULL key … MIGRATION_8_9 adds the column and creates the unique index without

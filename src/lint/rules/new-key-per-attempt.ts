@@ -2,7 +2,7 @@
  * Rule `new-key-per-attempt`: a fresh random id inside `doWork()` is used as the idempotency
  * key of a network call and never persisted.
  *
- * seeds/001: "Generate operationId once and persist it with the pending operation. Reuse it on
+ * docs/sources/001: "Generate operationId once and persist it with the pending operation. Reuse it on
  * retry … A new UUID inside every doWork() defeats idempotency." Scope: `doWork()` /
  * `startWork()` / `createWork()` of Worker classes and the same-class functions they call.
  * A `UUID.randomUUID()` (or kotlin.uuid `Uuid.random()`) is flagged when its value reaches an

@@ -1,7 +1,7 @@
 /**
  * Rule `newest-first`: items are ordered newest first before the loop that notifies.
  *
- * seeds/000: "Oldest-first is not cosmetic … a run killed partway through has handled the
+ * docs/sources/000: "Oldest-first is not cosmetic … a run killed partway through has handled the
  * oldest items … Sort newest-first and an interruption strands the oldest items right at the
  * far edge of the window, where they may age out before the retry." Flagged, on a publication
  * time (publishedAt, pubDate, date, timestamp, updated, …), in a function that then notifies:

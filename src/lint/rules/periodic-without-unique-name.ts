@@ -5,7 +5,7 @@
  * `enqueueUniquePeriodicWork(name, ExistingPeriodicWorkPolicy.KEEP, request)` keeps one
  * schedule per name (androidx/androidx `work/work-runtime/src/main/java/androidx/work/WorkManager.kt`).
  * Scheduling from `Application.onCreate` or an Activity with `enqueue` stacks a new periodic
- * worker on each start, and the copies race each other (seeds/001: "Unique work prevents
+ * worker on each start, and the copies race each other (docs/sources/001: "Unique work prevents
  * duplicate local schedules").
  */
 import { functionAt } from '../declarations.js';

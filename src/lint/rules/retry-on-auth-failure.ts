@@ -1,7 +1,7 @@
 /**
  * Rule `retry-on-auth-failure`: `Result.retry()` is reached for HTTP 401 or 403.
  *
- * seeds/001: "Retrying invalid input or an authorization failure forever wastes battery and
+ * docs/sources/001: "Retrying invalid input or an authorization failure forever wastes battery and
  * hides the action the user must take" — 401 → `Result.failure(…)`. For each `Result.retry()`
  * the enclosing `if`/`when`/`switch` conditions and earlier early returns of the function are
  * evaluated for status 401 and 403, over the status-code operand (`code`, `response.code`,

@@ -2,7 +2,7 @@
  * Rule `window-vs-interval`: the worker's look-back window must cover one fully missed run.
  *
  * The schedule lives at the enqueue site and the window next to the worker; the two drift apart
- * (seeds/000: "these two numbers are edited by different people at different times"). A run can
+ * (docs/sources/000: "these two numbers are edited by different people at different times"). A run can
  * be skipped (Doze, unmet constraints, the device off), so the next run must still see items
  * published up to two intervals ago: window ≥ 2 × interval. With a flex interval F a run may
  * happen as early as F before the end of its period (PeriodicWorkRequest.kt, "The flex period

@@ -1,9 +1,9 @@
 /**
  * The reference app's Room database `databases/feed.db` (docs/reference-app.md "Databases"):
  * WAL journal mode, `notifications` keyed on its nullable `link` column with a UNIQUE index and
- * INSERT OR IGNORE (seeds/003_abb250718efb355d.txt: OnConflictStrategy.IGNORE on a unique,
+ * INSERT OR IGNORE (docs/sources/003_abb250718efb355d.txt: OnConflictStrategy.IGNORE on a unique,
  * nullable key; a duplicate returns -1 and counts as "already present"), `pending_receipts`
- * holding each receipt's persisted Idempotency-Key (seeds/001_3eaf84dd3362095c.txt),
+ * holding each receipt's persisted Idempotency-Key (docs/sources/001_3eaf84dd3362095c.txt),
  * `PRAGMA user_version = 9`. A v8 database (no `link` column) is migrated without back-fill,
  * so its rows keep a NULL key (MIGRATION_8_9 in seed 003).
  *

@@ -2,7 +2,7 @@
  * Feed dates as the app parses them: RSS 2.0 `pubDate` in RFC 822 (with RFC 1123 four-digit
  * years, as `SimpleDateFormat("EEE, dd MMM yyyy HH:mm:ss Z", Locale.US)` accepts them) and Atom
  * `updated`/`published` in RFC 3339. A date that does not parse yields 0
- * (seeds/000_83062cdfb17c0f84.txt: "A failed date parse yields 0L").
+ * (docs/sources/000_83062cdfb17c0f84.txt: "A failed date parse yields 0L").
  */
 
 const MONTHS: Readonly<Record<string, number>> = { jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11 };

@@ -3,7 +3,7 @@
  * `item/title`, `item/pubDate` RFC 822) and Atom (`entry/link@href`, `entry/title`,
  * `entry/updated` or `entry/published` RFC 3339). A date that does not parse gives
  * `publishedAt = 0`; an entry whose link is missing or empty is dropped at parse time
- * (seeds/000_83062cdfb17c0f84.txt "an entry that parses with an empty link is dropped").
+ * (docs/sources/000_83062cdfb17c0f84.txt "an entry that parses with an empty link is dropped").
  */
 import { parseRfc3339, parseRfc822 } from './feed-dates.js';
 import { childrenNamed, descendantsNamed, firstChild, parseXml, type XmlElement } from './xml.js';

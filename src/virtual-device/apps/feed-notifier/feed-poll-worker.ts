@@ -1,9 +1,9 @@
 /**
  * FeedPollWorker, the reference app's periodic worker: the loop of docs/reference-app.md
- * ("The loop (per run)") as seeds/000_83062cdfb17c0f84.txt describes it (48 h window,
+ * ("The loop (per run)") as docs/sources/000_83062cdfb17c0f84.txt describes it (48 h window,
  * oldest-first, notify-then-record keyed on the link, notification id = String.hashCode() of the
  * key, date parse failure -> 0, retry the whole fetch, channel created at the post site), with
- * the HTTP classification and persisted Idempotency-Key of seeds/001_3eaf84dd3362095c.txt, and
+ * the HTTP classification and persisted Idempotency-Key of docs/sources/001_3eaf84dd3362095c.txt, and
  * one place per bug switch.
  */
 import { randomUUID } from 'node:crypto';
@@ -69,7 +69,7 @@ export class FeedPollWorker implements ListenableWorker {
       this.log(`Fetch of http://127.0.0.1:${FEED_PORT}${FEED_PATH} failed: ${e.message}; retrying later`);
       return Result.retry();
     }
-    // seeds/001: 2xx process, 401 failure (reauth_required), 408/429/5xx retry, else failure.
+    // docs/sources/001: 2xx process, 401 failure (reauth_required), 408/429/5xx retry, else failure.
     if (status === 401) {
       this.log('Feed answered HTTP 401');
       return bugs.has('retry-on-401') ? Result.retry() : Result.failure({ reason: 'reauth_required' });
