@@ -8,11 +8,13 @@
  * arrived, then removes the rule. The line goes one way only: toybox `nc HOST PORT` half-closes
  * the socket at EOF on stdin (toys/net/netcat.c / lib/net.c pollinate(): "Close
  * half-connection … echo GET / | netcat landley.net 80"), and adb has no half-close: the
- * daemon turns that EOF into CLSE, which "closes both directions" (adb-protocol.md, CLSE), so
- * an answer from the host could be cut off. The line arriving proves the rule, the device-side
- * listener, the server's connection to the host port and the data path. The clock check sets
- * the clock to the time it already has (`cmd alarm set-time`, android-facts.md §5), corrected
- * by the time the round trip took.
+ * daemon turns that EOF into CLSE, which closes both directions (adb/protocol.txt of
+ * platform-tools 29.0.6; adb/sockets.cpp local_socket_close), so an answer from the host could
+ * be cut off. The line arriving proves the rule, the device-side listener, the server's
+ * connection to the host port and the data path. The clock check sets the clock to the time it
+ * already has (`cmd alarm set-time`: AlarmManagerService's shell command; the shell user holds
+ * SET_TIME, frameworks/base packages/Shell/AndroidManifest.xml), corrected by the time the round
+ * trip took.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
