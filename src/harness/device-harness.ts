@@ -2,10 +2,18 @@
  * The Harness over a real device: adb (through AndroidDevice and src/android/) and the fixture
  * server. One instance per scenario and trial; the session (device-session.ts) owns the
  * device-wide state (fixture server, logcat stream, saved state) and lends it.
+ *
+ * Every command the harness sends goes through a RecordingDevice wrapped around the session's
+ * device: the history's `action` events of device commands, and the repro script made from
+ * them, are what was really sent (command-log.ts), each labelled with the harness step that sent
+ * it (`act`). The session's own commands (setting up, the logcat stream, restoring) are not part
+ * of a scenario and are not recorded.
  */
 import type { HostClock } from '../host-clock.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { AndroidDevice } from '../device/android-device.js';
+import { RecordingDevice } from '../device/recording-device.js';
 import type { Config } from '../config/types.js';
 import type { FixtureServer, JournalEntry } from '../feed/fixture-server.js';
 import type { FeedItem } from '../feed/feed-items.js';
@@ -40,6 +48,7 @@ import type {
 } from './harness.js';
 import type { LogObserver, ObservedLine } from './log-observer.js';
 import type { ReproStep } from './actions.js';
+import { commandEvents, type ActionLabel } from './command-log.js';
 import { renderFeed } from '../feed/render-feed.js';
 
 interface JobRef {
@@ -77,9 +86,16 @@ export class DeviceHarness implements Harness {
   readonly config: Config;
   readonly apiLevel: number;
   readonly notes: string[] = [];
-  readonly events: HistoryEvent[] = [];
-  /** What was done, for repro/<scenario>.sh. */
-  readonly repro: ReproStep[] = [];
+  private readonly history: HistoryEvent[] = [];
+  private readonly reproSteps: ReproStep[] = [];
+  /**
+   * The session's device, recording every command the scenario sends (command-log.ts turns the
+   * records into `action` events). Times: the device clock as last measured; durations: the
+   * host's monotonic clock.
+   */
+  private readonly recorder: RecordingDevice<ActionLabel>;
+  /** The step of the harness the commands being sent belong to (see `act`). */
+  private readonly labels = new AsyncLocalStorage<ActionLabel>();
   private readonly index = new Map<string, { key: string; title: string }>();
   private readonly served = new Map<string, ServedItem>();
   private storedKeys: Set<string> | undefined;
@@ -99,10 +115,26 @@ export class DeviceHarness implements Harness {
     this.started = ctx.clock.monotonic();
     this.journalStart = ctx.server.journal().length;
     this.seen = { journal: this.journalStart, log: ctx.observer.position };
+    this.recorder = new RecordingDevice<ActionLabel>(ctx.device, {
+      clock: { now: () => this.deviceTimeEstimate(), monotonic: () => ctx.clock.monotonic() },
+      context: () => this.labels.getStore(),
+    });
   }
 
   private get device(): AndroidDevice {
-    return this.ctx.device;
+    return this.recorder;
+  }
+
+  /** The history so far: every event, the device commands sent up to now included. */
+  get events(): HistoryEvent[] {
+    this.flushCommands();
+    return this.history;
+  }
+
+  /** What repro/<scenario>.sh is made from: the feeds and faults, the action events, the runs' ends. */
+  get repro(): readonly ReproStep[] {
+    this.flushCommands();
+    return this.reproSteps;
   }
   private get pkg(): string {
     return this.config.app.package;
@@ -123,7 +155,34 @@ export class DeviceHarness implements Harness {
   }
 
   private record(event: HistoryEvent): void {
-    this.events.push(event);
+    this.flushCommands();
+    this.append(event);
+  }
+
+  private append(event: HistoryEvent, data?: Buffer): void {
+    this.history.push(event);
+    // A fault is the fixture server's: its repro step is the fault step, with the plan itself.
+    if (event.type === 'action' && event.action !== 'fault') this.reproSteps.push({ kind: 'action', event, ...(data !== undefined ? { data } : {}) });
+    else if (event.type === 'run-finished') this.reproSteps.push({ kind: 'run-finished', event });
+  }
+
+  /** The device commands sent since the last call, as action events (command-log.ts). */
+  private flushCommands(): void {
+    const records = this.recorder.takeFinished();
+    if (records.length === 0) return;
+    for (const { event, data } of commandEvents(records)) this.append(event, data);
+  }
+
+  /**
+   * Runs one step of the harness: the commands it sends that change the device are recorded
+   * with `label` (their action name, run, detail), and land in the history as the step ends.
+   */
+  private async act<T>(label: ActionLabel, step: () => Promise<T>): Promise<T> {
+    try {
+      return await this.labels.run(label, step);
+    } finally {
+      this.flushCommands();
+    }
   }
 
   /**
@@ -134,13 +193,12 @@ export class DeviceHarness implements Harness {
     return this.ctx.clock.now() + (this.clockOffset ?? 0);
   }
 
-  /** Records what the harness did to the device or the fixture server. */
-  private action(action: string, fields: { argv?: readonly string[]; detail?: string; outcome?: HistoryRunOutcome; statuses?: readonly number[]; evidence?: readonly string[] } = {}): void {
+  /** Records a step of the harness that is not one device command (those record themselves). */
+  private action(action: string, fields: { detail?: string; outcome?: HistoryRunOutcome; statuses?: readonly number[]; evidence?: readonly string[] } = {}): void {
     this.record({
       type: 'action',
       t: this.deviceTimeEstimate(),
       action,
-      ...(fields.argv !== undefined ? { argv: [...fields.argv] } : {}),
       ...(fields.outcome !== undefined ? { outcome: fields.outcome } : {}),
       ...(fields.statuses !== undefined ? { statuses: [...fields.statuses] } : {}),
       ...(fields.detail !== undefined ? { detail: fields.detail } : {}),
@@ -186,18 +244,21 @@ export class DeviceHarness implements Harness {
     }
     const xml = renderFeed(this.config.feed.format, feed);
     this.ctx.server.setFeed({ xml });
-    this.repro.push({ kind: 'feed', t: now, xml, note: served.map((s) => `${s.label}${s.publishedAt === 0 ? ' (bad date)' : ''}`).join(', ') });
+    this.flushCommands();
+    this.reproSteps.push({ kind: 'feed', t: now, xml, note: served.map((s) => `${s.label}${s.publishedAt === 0 ? ' (bad date)' : ''}`).join(', ') });
     return served;
   }
 
   fault(route: 'feed' | 'receipts', plan: FaultPlan): void {
     this.ctx.server.setFault(this.routePath(route), plan);
-    this.repro.push({ kind: 'fault', t: this.ctx.clock.now(), route: this.routePath(route), plan: JSON.stringify(plan) });
+    this.flushCommands();
+    this.reproSteps.push({ kind: 'fault', t: this.deviceTimeEstimate(), route: this.routePath(route), plan: JSON.stringify(plan) });
     this.action('fault', { detail: `${this.routePath(route)}: ${JSON.stringify(plan)}` });
   }
   clearFaults(): void {
     this.ctx.server.clearFaults();
-    this.repro.push({ kind: 'fault', t: this.ctx.clock.now(), route: '*', plan: 'none' });
+    this.flushCommands();
+    this.reproSteps.push({ kind: 'fault', t: this.deviceTimeEstimate(), route: '*', plan: 'none' });
     this.action('fault', { detail: 'every route: none' });
   }
   private routePath(route: 'feed' | 'receipts'): string {
@@ -233,10 +294,8 @@ export class DeviceHarness implements Harness {
   }
 
   private async setClock(ms: number): Promise<void> {
-    await setDeviceTime(this.device, ms);
+    await this.act({ action: 'set-time', detail: `clock to ${new Date(ms).toISOString()}` }, () => setDeviceTime(this.device, ms));
     this.clockOffset = ms - this.ctx.clock.now();
-    this.repro.push({ kind: 'adb-shell', t: ms, argv: ['cmd', 'alarm', 'set-time', String(ms)], note: `clock to ${new Date(ms).toISOString()}` });
-    this.action('set-time', { argv: ['cmd', 'alarm', 'set-time', String(ms)], detail: `clock to ${new Date(ms).toISOString()}` });
   }
 
   async openGuard(): Promise<number> {
@@ -280,14 +339,17 @@ export class DeviceHarness implements Harness {
     if (!spec || spec.systemId === undefined) {
       return finish('refused', [`no scheduled job for the unique work "${this.config.work.uniqueName}" (WorkSpec ${spec ? 'without SystemIdInfo' : 'missing'})`]);
     }
-    const job = await findJob(this.device, { pkg: this.pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE });
+    const jobId = spec.systemId;
+    const job = await findJob(this.device, { pkg: this.pkg, jobId, serviceClass: WORKMANAGER_JOB_SERVICE });
     if (!job) {
       return finish('refused', [`job ${spec.systemId} of ${this.pkg} is not registered with JobScheduler (dumpsys jobscheduler ${this.pkg})`]);
     }
     const kill = options.killAt;
     if (kill) this.ctx.server.setFault(this.routePath(kill.route), { hold: true, passFirst: kill.nth - 1 });
-    const started = await runJob(this.device, { pkg: this.pkg, id: spec.systemId, namespace: job.namespace, force: true });
-    this.repro.push({ kind: 'adb-shell', t: deviceTime, argv: started.command, note: probe ? 'probe: this run must be refused' : `forced run ${run}` });
+    const started = await this.act(
+      { action: 'force-run', ...(probe ? { probe: true, detail: 'probe: forced without moving the clock; no run is due' } : { run }) },
+      () => runJob(this.device, { pkg: this.pkg, id: jobId, namespace: job.namespace, force: true }),
+    );
     evidence.push(`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`);
     if (started.result.kind !== 'running') {
       if (kill) this.ctx.server.release();
@@ -303,16 +365,19 @@ export class DeviceHarness implements Harness {
         if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }));
         throw e;
       }
-      const argv = await this.killProcess(kill.kill);
+      const path = this.routePath(kill.route);
+      const argv = await this.killProcess(kill.kill, {
+        action: 'kill',
+        run,
+        heldRequest: { path, nth: kill.nth },
+        detail: `run ${run} killed while request ${kill.nth} to ${path} was held`,
+      });
       evidence.push(`$ ${argv.join(' ')}`);
-      this.repro.push({ kind: 'kill', t: deviceTime, argv, heldRequest: `request ${kill.nth} to ${this.routePath(kill.route)}` });
-      this.action('kill', { argv, detail: `run ${run} killed while request ${kill.nth} to ${this.routePath(kill.route)} was held` });
       this.ctx.server.release();
       await this.ctx.observer.sync(this.config.timeouts.commandMs);
       return finish('killed');
     }
     const outcome = await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace });
-    this.repro.push({ kind: 'wait', t: deviceTime, what: `WM-WorkerWrapper "Worker result" line (this run: ${outcome})` });
     return finish(outcome);
   }
 
@@ -353,19 +418,19 @@ export class DeviceHarness implements Harness {
    * Kills the app process while the worker is held, and checks it is really gone: a kill that
    * did not take would let the worker go on unobserved.
    */
-  private async killProcess(method: KillMethod): Promise<string[]> {
+  private async killProcess(method: KillMethod, label: ActionLabel): Promise<string[]> {
     const pids = async (): Promise<string> => (await this.device.shell(['pidof', this.pkg])).stdout.toString('utf8').trim();
     let argv: string[];
     switch (method) {
       case 'force-stop':
         argv = ['am', 'force-stop', this.pkg];
-        await forceStop(this.device, this.pkg);
+        await this.act(label, () => forceStop(this.device, this.pkg));
         break;
       case 'signal': {
         const pid = await pids();
         if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
         argv = ['run-as', this.pkg, 'kill', '-9', pid];
-        await this.device.shellText(argv);
+        await this.act(label, () => this.device.shellText(argv));
         break;
       }
       default: {
@@ -558,33 +623,26 @@ export class DeviceHarness implements Harness {
     this.note(`deleted ${result.deletedRows} row(s) from ${table}; ${result.remainingRows} remain; backup in ${result.backup.dir}`);
     this.action('forget-rows', { detail: `deleted ${result.deletedRows} row(s) of ${table} (${keys.length} key(s)); ${result.remainingRows} remain` });
     this.record({ type: 'forgotten', t: await this.deviceNow(), items: keys });
-    this.repro.push({
-      kind: 'adb-shell',
-      t: this.ctx.clock.now(),
-      argv: ['run-as', this.pkg, 'sqlite3', file, `DELETE FROM ${quoteSqlIdentifier(table)} WHERE ${quoteSqlIdentifier(keyColumn)} IN (${keys.map((k) => `'${k.replaceAll("'", "''")}'`).join(', ')})`],
-      note: 'delete the recorded rows (with the app stopped; needs sqlite3 on the device, else pull, edit and push the database)',
-    });
     this.storedKeys = await this.readKeys();
     await this.startApp();
   }
 
   async clearAppData(): Promise<void> {
-    // pm clear resets the app's runtime permissions (PermissionManagerService, when user data is
-    // cleared; android-facts.md §6): on API 33+ POST_NOTIFICATIONS goes, and every later notify()
+    // pm clear resets the app's runtime permissions (PermissionManagerServiceImpl.resetRuntimePermissionsInternal
+    // when user data is cleared, frameworks/base services/core/java/com/android/server/pm/
+    // permission/PermissionManagerServiceImpl.java): on API 33+ POST_NOTIFICATIONS goes, and every later notify()
     // would be dropped before notification_enqueue. A fresh install as the user sets it up has it
     // again, so it is granted back when the app had it (the restore puts every grant back).
     const info = this.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API ? await getPackageInfo(this.device, this.pkg) : null;
     const hadNotifications = info !== null && hasNotificationPermission(info, this.apiLevel);
-    const out = await this.device.shellText(['pm', 'clear', this.pkg]);
-    this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv: ['pm', 'clear', this.pkg] });
+    const out = await this.act({ action: 'clear-app-data', detail: (r) => r.output }, () => this.device.shellText(['pm', 'clear', this.pkg]));
     this.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
-    this.action('clear-app-data', { argv: ['pm', 'clear', this.pkg], detail: out.trim() });
     if (hadNotifications) {
       const after = await getPackageInfo(this.device, this.pkg);
       if (after === null || !hasNotificationPermission(after, this.apiLevel)) {
-        const argv = await setRuntimePermission(this.device, this.pkg, POST_NOTIFICATIONS, true);
-        this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv, note: 'pm clear revoked it; the app had it before' });
-        this.action('grant', { argv, detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' });
+        await this.act({ action: 'grant', detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' }, () =>
+          setRuntimePermission(this.device, this.pkg, POST_NOTIFICATIONS, true),
+        );
       }
     }
     this.record({ type: 'forgotten', t: await this.deviceNow(), items: 'all' });
@@ -594,33 +652,25 @@ export class DeviceHarness implements Harness {
   async startApp(): Promise<void> {
     const activity = this.config.app.launchActivity ?? '.MainActivity';
     const component = activity.includes('/') ? activity : `${this.pkg}/${activity}`;
-    await startActivity(this.device, component);
-    this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv: ['am', 'start', '-n', component] });
-    this.action('start-app', { argv: ['am', 'start', '-n', component] });
+    await this.act({ action: 'start-app' }, () => startActivity(this.device, component));
     await this.waitForJob();
   }
 
   async forceStop(): Promise<void> {
-    await forceStop(this.device, this.pkg);
-    this.repro.push({ kind: 'adb-shell', t: this.ctx.clock.now(), argv: ['am', 'force-stop', this.pkg] });
-    this.action('force-stop', { argv: ['am', 'force-stop', this.pkg] });
+    await this.act({ action: 'force-stop' }, () => forceStop(this.device, this.pkg));
   }
 
   async startProcessWithoutActivity(): Promise<void> {
     // WorkManager's diagnostics receiver is exported (permission DUMP, which the shell holds):
-    // the broadcast starts the process without any activity (android-facts.md §4.7).
-    await sendBroadcast(this.device, {
-      action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
-      pkg: this.pkg,
-      includeStoppedPackages: true,
-    });
-    this.repro.push({
-      kind: 'adb-shell',
-      t: this.ctx.clock.now(),
-      argv: ['am', 'broadcast', '-a', 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', '-p', this.pkg, '--include-stopped-packages'],
-      note: 'start the process without an activity',
-    });
-    this.action('start-process', { argv: ['am', 'broadcast', '-a', 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', '-p', this.pkg, '--include-stopped-packages'] });
+    // the broadcast starts the process without any activity (androidx work/work-runtime/src/main/
+    // AndroidManifest.xml: DiagnosticsReceiver, exported, permission android.permission.DUMP).
+    await this.act({ action: 'start-process', detail: 'start the process without an activity' }, () =>
+      sendBroadcast(this.device, {
+        action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
+        pkg: this.pkg,
+        includeStoppedPackages: true,
+      }),
+    );
     await this.waitForJob();
   }
 

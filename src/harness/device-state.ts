@@ -250,7 +250,7 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
   });
   if (state.appWasStopped === false && problems.length === 0) {
     // The force-stops cancelled the app's jobs. Starting its process (WorkManager's exported
-    // diagnostics receiver, android-facts.md §4.7) lets WorkManager see the force-stop and
+    // diagnostics receiver: androidx work-runtime's AndroidManifest.xml, DiagnosticsReceiver) lets WorkManager see the force-stop and
     // reschedule its work from the restored database, as it was before the session.
     await attempt('start the app process again so WorkManager reschedules its work', async () => {
       await sendBroadcast(device, { action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', pkg: state.pkg, includeStoppedPackages: true });

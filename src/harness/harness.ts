@@ -45,7 +45,7 @@ export interface ServedItem {
  * ProcessList.killPackageProcessesLSP(…, minOomAdj = SERVICE_ADJ, …), and while JobServiceContext
  * has the job's service bound the process sits at PERCEPTIBLE_LOW_APP_ADJ (250 < 500), so it is
  * spared (frameworks/base services/core/java/com/android/server/am/ActivityManagerService.java,
- * ProcessList.java, job/JobServiceContext.java; android-facts.md §6).
+ * ProcessList.java, job/JobServiceContext.java).
  */
 export type KillMethod = 'signal' | 'force-stop';
 

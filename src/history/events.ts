@@ -15,7 +15,8 @@
  * - `rows`: the key column of the app's dedup table as read from a pulled copy;
  * - `schedule`: the app's periodic WorkSpecs as read from WorkManager's database;
  * - `schema`: the dedup table's schema and the result of probe inserts on a pulled copy;
- * - `action`: what the harness did to the device (force-stop, relaunch, a probe run, ...);
+ * - `action`: what the harness did: every device command as sent (reads folded), and its own
+ *   steps that are not one command (a fault plan, a row deletion, a probe run's result);
  * - `aborted`: the harness itself failed, so the history is incomplete (verdict unknown);
  * - `unparsed`: a line of a record kind the checks rely on (a `notification_enqueue` event) that
  *   the parsers did not understand: what it recorded is missing (verdict unknown, not lost).
@@ -242,18 +243,60 @@ export interface SchemaEvent extends TimedEventBase {
   replay?: { key: string; rowsAdded: number };
 }
 
-/** What the harness did. */
+/**
+ * What the harness did. Two kinds share the type:
+ * - a step of the harness's own that is not one device command: `fault` (fixture server),
+ *   `forget-rows` (what a row deletion did), `probe-run` (a probe's result);
+ * - a device command, exactly as sent (it has `via`): every command the harness sends during a
+ *   scenario is recorded, named after what it does (`force-stop`, `start-app`, `start-process`,
+ *   `broadcast`, `clear-app-data`, `grant`, `revoke`, `set-time`, `force-run`, `kill`,
+ *   `write-app-file`, `push`, `setting`, `reverse`, `command` for any other that changes the
+ *   device) or `read` for a command that only reads. Reads are folded: the same read (same
+ *   command line, same exit code) sent again before anything else was recorded, as a poll is,
+ *   is one event whose `count` says how many times it was sent (with the last one's result).
+ * Histories written before commands were recorded have only the fields up to `detail`.
+ */
 export interface ActionEvent extends TimedEventBase {
   type: 'action';
-  /** `force-stop`, `start-app`, `start-process`, `clear-app-data`, `forget-rows`, `set-time`, `fault`, `probe-run`, `kill`. */
   action: string;
-  /** The device command, exactly as sent. */
+  /** The device command, exactly as sent, when it was sent as words. */
   argv?: string[];
   /** A probe run: whether WorkManager ran it (`refused` when it did not). */
   outcome?: RunOutcome;
   /** A probe run: HTTP statuses of the feed fetches it made. */
   statuses?: number[];
   detail?: string;
+  /**
+   * How a device command reached the device: `shell`, `exec-out`, `stream` (opened),
+   * `stream-end`, `pull`, `push`, `reverse`, `remove-reverse`, `list-reverses`, `getprop`.
+   */
+  via?: string;
+  /** The command line as the device got it, when it was sent as one line; or what adb was asked (`pull PATH`, `reverse tcp:D tcp:H`). */
+  command?: string;
+  /** The device path of a pull or push. */
+  path?: string;
+  /** The file mode of a push. */
+  mode?: number;
+  /** The command's exit status, where the mechanism reports one. */
+  exitCode?: number;
+  /** How long it took, in ms of the host's monotonic clock (folded reads: all of them together). */
+  durationMs?: number;
+  /** Bytes of output, or of the file pulled or pushed. */
+  bytes?: number;
+  /** Bytes the command was given on its standard input. */
+  stdinBytes?: number;
+  /** The first line of its text output (of stderr after a failure). */
+  result?: string;
+  /** The error it failed with (a timeout, the transport, a refused exit code). */
+  error?: string;
+  /** Folded reads: how many times the same read was sent (absent: once). */
+  count?: number;
+  /** The run the command belongs to (`force-run`, `kill`). */
+  run?: number;
+  /** A probe run's `force-run`: forced without moving the clock, out of the run numbering. */
+  probe?: boolean;
+  /** A `kill` made while the fixture server held a request: the nth request to `path`. */
+  heldRequest?: { path: string; nth: number };
 }
 
 /** A line of a record kind the checks rely on that could not be parsed. */
@@ -309,7 +352,7 @@ export const EXAMPLE_EVENTS: { readonly [K in HistoryEventType]: string } = {
   rows: '{"type":"rows","t":1717000000700,"table":"notified_items","keyColumn":"link","keys":["https://example.com/a"]}',
   schedule: '{"type":"schedule","t":1717000000800,"uniqueName":"feed-poll","specs":[],"primary":null}',
   schema: '{"type":"schema","t":1717000000900,"table":"notified_items","keyColumn":"link","columns":[],"indexes":[]}',
-  action: '{"type":"action","t":1717000001000,"action":"force-stop","argv":["am","force-stop","com.example.app"]}',
+  action: '{"type":"action","t":1717000001000,"action":"force-stop","argv":["am","force-stop","com.example.app"],"via":"shell","exitCode":0,"durationMs":38}',
   aborted: '{"type":"aborted","t":1717000001100,"detail":"device went away"}',
   unparsed: '{"type":"unparsed","t":1717000001200,"tag":"notification_enqueue","line":"I notification_enqueue: [10190,…]","run":1}',
 };
@@ -489,7 +532,21 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
         optional(o, 'argv', 'an array of strings (the command as sent)', isStringArray) ??
         optional(o, 'outcome', `one of ${RUN_OUTCOMES.join(', ')}`, (v) => typeof v === 'string' && RUN_OUTCOMES.includes(v)) ??
         optional(o, 'statuses', 'an array of HTTP status codes', (v) => Array.isArray(v) && v.every(isRunNumber)) ??
-        optional(o, 'detail', 'a string', isString);
+        optional(o, 'detail', 'a string', isString) ??
+        optional(o, 'via', 'how the command was sent (shell, exec-out, stream, stream-end, pull, push, reverse, ...)', isString) ??
+        optional(o, 'command', 'the command line as sent', isString) ??
+        optional(o, 'path', 'a device path', isString) ??
+        optional(o, 'mode', 'a file mode (a whole number)', isRunNumber) ??
+        optional(o, 'exitCode', 'an exit status (a whole number)', isRunNumber) ??
+        optional(o, 'durationMs', 'a number of ms >= 0', (v) => isFiniteNumber(v) && v >= 0) ??
+        optional(o, 'bytes', 'a number of bytes', isRunNumber) ??
+        optional(o, 'stdinBytes', 'a number of bytes', isRunNumber) ??
+        optional(o, 'result', 'a string', isString) ??
+        optional(o, 'error', 'a string', isString) ??
+        optional(o, 'count', 'a whole number >= 1', (v) => isRunNumber(v) && v >= 1) ??
+        optional(o, 'run', 'a whole number >= 0', isRunNumber) ??
+        optional(o, 'probe', 'true or false', isBoolean) ??
+        optional(o, 'heldRequest', 'an object {path, nth}', (v) => isRecord(v) && typeof v['path'] === 'string' && isRunNumber(v['nth']));
     case 'aborted':
       return checkTimed(o) ?? required(o, 'detail', 'a sentence saying what failed', isString);
     case 'unparsed':

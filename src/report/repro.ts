@@ -4,21 +4,35 @@
  * clock values and feed files it used, so a QA engineer can replay the missed run or the
  * duplicate by hand on any device and watch it happen.
  *
+ * The script is made from the scenario's record: the history's `action` events of the device
+ * commands the harness really sent (src/harness/command-log.ts), and the feed and fault steps of
+ * the fixture server. Every command that changed the device is in the script, in the recorded
+ * order, exactly as it was sent, with two lookups in place of recorded values that belong to the
+ * recorded device: the WorkManager job id of a forced run (looked up before every run) and the
+ * pid of a `run-as PKG kill -9 PID`. A command that wrote bytes (a database written through
+ * standard input) sends the recorded bytes again, kept beside the script in `files/`. Reads
+ * (the harness's polls of dumpsys, the workdb, the clock) are left out: the script makes its own.
+ *
  * The script serves each recorded feed by copying it over the one file `serve-feed --file`
  * serves (serve-feed re-reads it on every request), reaches the device through `adb reverse`,
- * looks the WorkManager job id up on the device before every forced run (ids differ between
- * devices), waits for WorkManager's result line instead of sleeping, prints the app's
+ * waits for WorkManager's result line instead of sleeping, prints the app's
  * `notification_enqueue` lines after each run, and says at each run what to watch for. Steps
  * serve-feed cannot replay (a held request, an injected status) become comments with the manual
- * alternative. On exit it puts back auto_time, the clock and the reverse rule.
+ * alternative. On exit it puts back auto_time, the clock and the reverse rule. Its helpers are
+ * the shell file `repro-prologue.sh` beside this module, read when a script is first rendered.
  *
- * `renderReproScript` is pure; `writeReproScripts` writes the files (scripts mode 0755).
+ * `renderReproScript` is pure but for that one read; `writeReproScripts` writes the files
+ * (scripts mode 0755).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { javaStringHashCode } from '../android/notification-mapping.js';
 import { formatInstant } from '../checker/describe.js';
 import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
+import { DedupVerifyError, ErrorCode } from '../errors.js';
+import type { ActionEvent } from '../history/events.js';
 import type { ReproStep } from '../harness/actions.js';
 import { describeAnomaly } from './merge.js';
 import type { ReportAnomaly } from './types.js';
@@ -32,7 +46,7 @@ export interface ReproInput {
   readonly pkg: string;
   /** Port the app fetches its feed from on the device (config feed.devicePort): `adb reverse tcp:PORT`. */
   readonly feedDevicePort: number;
-  /** What the harness did, in order. */
+  /** The scenario's record, in order (src/harness/actions.ts). */
   readonly steps: readonly ReproStep[];
   /** What the scenario found (the header and the hints at each run name them). */
   readonly anomalies: readonly ReportAnomaly[];
@@ -43,7 +57,10 @@ export interface ReproInput {
 export interface ReproFile {
   /** Path relative to the `repro/` directory, e.g. `feeds/kill-mid-run-step-4.xml`. */
   readonly name: string;
-  readonly content: string;
+  /** Text (a feed) or bytes (what a command wrote). */
+  readonly content: string | Buffer;
+  /** File mode (default 0644): a pushed file keeps the mode it was pushed with. */
+  readonly mode?: number;
 }
 
 export interface ReproScript {
@@ -73,13 +90,59 @@ export function reproBaseName(value: string): string {
   return cleaned === '' ? 'scenario' : cleaned;
 }
 
-function isRunCommand(argv: readonly string[]): boolean {
-  return argv[0] === 'cmd' && argv[1] === 'jobscheduler' && argv[2] === 'run';
+const PROLOGUE_FILE = 'repro-prologue.sh';
+let prologueText: string | undefined;
+
+/**
+ * Where the script helpers are: beside this module (the source tree, or a build that copies the
+ * file next to the compiled module), else in `src/report/` of an ancestor directory (an installed
+ * package that ships the file at its source path and runs `dist/src/report/`).
+ */
+export function reproProloguePaths(moduleDir: string = dirname(fileURLToPath(import.meta.url))): string[] {
+  const here = moduleDir;
+  const paths = [join(here, PROLOGUE_FILE)];
+  // dist/src/report → dist/src, dist, the package root.
+  let dir = here;
+  for (let i = 0; i < 3; i++) {
+    dir = dirname(dir);
+    const candidate = join(dir, 'src', 'report', PROLOGUE_FILE);
+    if (!paths.includes(candidate)) paths.push(candidate);
+  }
+  return paths;
 }
 
-function runNumberOf(note: string | undefined): number | undefined {
-  const m = /\bforced run (\d+)\b/.exec(note ?? '');
-  return m?.[1] !== undefined ? Number(m[1]) : undefined;
+/** The helpers every script starts with (read once). */
+export function reproPrologue(): string {
+  if (prologueText !== undefined) return prologueText;
+  const paths = reproProloguePaths();
+  const found = paths.find((p) => existsSync(p));
+  if (found === undefined) {
+    throw new DedupVerifyError(
+      ErrorCode.Internal,
+      `The repro script helpers (${PROLOGUE_FILE}) are missing from this installation: looked in ${paths.join(', ')}. Reinstall dedup-verify.`,
+    );
+  }
+  prologueText = readFileSync(found, 'utf8').trim();
+  return prologueText;
+}
+
+function isRunCommand(argv: readonly string[] | undefined): boolean {
+  return argv !== undefined && argv[0] === 'cmd' && argv[1] === 'jobscheduler' && argv[2] === 'run';
+}
+
+/** A `run-as PKG kill -9 PID`: the pid was the recorded device's. */
+function isPidKill(argv: readonly string[] | undefined): argv is readonly string[] {
+  return argv !== undefined && argv[0] === 'run-as' && argv[2] === 'kill' && argv[3] === '-9' && argv.length === 5 && /^\d+$/.test(argv[4] ?? '');
+}
+
+/** A device command that only read. */
+function isRead(step: ReproStep | undefined): boolean {
+  return step?.kind === 'action' && step.event.via !== undefined && step.event.action === 'read';
+}
+
+/** A device command (it has `via`) that changed the device (not a read). */
+function isChange(event: ActionEvent): boolean {
+  return event.via !== undefined && event.action !== 'read';
 }
 
 interface Hint {
@@ -150,222 +213,6 @@ function describeFault(route: string, plan: string): string[] {
   return lines;
 }
 
-const PROLOGUE = String.raw`
-say() { printf '\n== %s\n' "$*"; }
-watch() { printf '   >> watch: %s\n' "$*"; }
-die() { printf 'repro: %s\n' "$*" >&2; exit 1; }
-
-SERVER_PID=""
-ORIG_REVERSE=""
-REVERSE_SET=""
-ORIG_AUTO_TIME=""
-CLOCK_OFFSET_MS=""
-cleanup() {
-  set +e
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
-  if [ -n "$REVERSE_SET" ]; then
-    if [ -n "$ORIG_REVERSE" ]; then $ADB reverse "tcp:$DEVICE_PORT" "$ORIG_REVERSE" >/dev/null 2>&1
-    else $ADB reverse --remove "tcp:$DEVICE_PORT" >/dev/null 2>&1; fi
-  fi
-  if [ -n "$CLOCK_OFFSET_MS" ]; then
-    $ADB shell cmd alarm set-time "$(( $(date +%s) * 1000 + CLOCK_OFFSET_MS ))" >/dev/null 2>&1
-  fi
-  if [ -n "$ORIG_AUTO_TIME" ]; then $ADB shell settings put global auto_time "$ORIG_AUTO_TIME" >/dev/null 2>&1; fi
-  rm -rf "$WORK"
-  echo "repro: device clock, auto_time and reverse rule put back; serve-feed stopped."
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# Reads the lines a streaming command prints, as it prints them, until more than WANT of them
-# match the extended regex PATTERN (returns 0) or SECS seconds pass or the stream ends
-# (returns 1). The command runs in the background into a FIFO and is stopped afterwards, so a
-# wait ends on the line itself: no polling, no fixed wait.
-#   await_lines WANT PATTERN SECS COMMAND...
-await_lines() {
-  local want=$1 pattern=$2 secs=$3; shift 3
-  local fifo="$WORK/stream.fifo" seen=0 line left pid rc=1
-  local deadline=$(( SECONDS + secs ))
-  rm -f "$fifo"; mkfifo "$fifo"
-  "$@" >"$fifo" 2>/dev/null &
-  pid=$!
-  exec 3<"$fifo"
-  while left=$(( deadline - SECONDS )); [ "$left" -gt 0 ] && IFS= read -r -t "$left" -u 3 line; do
-    line=${"${"}line%$'\r'}
-    if [[ $line =~ $pattern ]]; then
-      seen=$(( seen + 1 ))
-      if [ "$seen" -gt "$want" ]; then rc=0; break; fi
-    fi
-  done
-  exec 3<&-
-  # The stream may have ended by itself; either way its status is not ours (set -e).
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  rm -f "$fifo"
-  return "$rc"
-}
-
-# Polls a condition that has no stream to watch (dumpsys output) until it holds or WAIT_S
-# seconds pass; it returns as soon as the condition holds.
-wait_for() {
-  local what=$1; shift
-  local deadline=$(( SECONDS + WAIT_S ))
-  until "$@"; do
-    [ "$SECONDS" -lt "$deadline" ] || die "no $what within $WAIT_S s"
-    sleep 0.2
-  done
-}
-
-# Follows serve-feed's log from line $1 as it grows (GNU and BSD tail -f: inotify / kqueue); with
-# GNU tail the stream also ends when serve-feed exits, so a wait on a dead server ends at once.
-# For await_lines only: it execs tail, so the background job await_lines stops is tail itself.
-TAIL_PID=""
-if tail --pid=$$ -n 0 /dev/null >/dev/null 2>&1; then TAIL_PID=1; fi
-follow_log() {
-  if [ -n "$TAIL_PID" ]; then exec tail --pid="$SERVER_PID" -n "$1" -f "$WORK/serve-feed.log"
-  else exec tail -n "$1" -f "$WORK/serve-feed.log"; fi
-}
-
-# serve-feed serves $FEED (an empty feed until the first feed step) and logs each request.
-start_server() {
-  printf '%s\n' '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>empty</title></channel></rss>' >"$FEED"
-  : >"$WORK/serve-feed.log"
-  $DV serve-feed --port "$PORT" --file "$FEED" >>"$WORK/serve-feed.log" 2>&1 &
-  SERVER_PID=$!
-  await_lines 0 'serving feed on' "$WAIT_S" follow_log +1 || {
-    kill -0 "$SERVER_PID" 2>/dev/null || die "serve-feed stopped: $(cat "$WORK/serve-feed.log")"
-    die "serve-feed did not listen on port $PORT within $WAIT_S s"
-  }
-  # A rule the device already had for this port is put back on exit (reverse --list lines are
-  # "<transport> <device side> <host side>", adb's reverse:list-forward).
-  ORIG_REVERSE=$($ADB reverse --list | tr -d '\r' | awk -v l="tcp:$DEVICE_PORT" '$2 == l { print $3; exit }')
-  REVERSE_SET=1
-  $ADB reverse "tcp:$DEVICE_PORT" "tcp:$PORT" >/dev/null
-  echo "serve-feed on 127.0.0.1:$PORT; device port $DEVICE_PORT reversed to it"
-}
-
-# Serves a recorded feed: serve-feed re-reads --file on every request, so the next feed is
-# copied over the served file.
-use_feed() { cp "$HERE/feeds/$1" "$FEED"; }
-
-set_clock() { $ADB shell cmd alarm set-time "$1" >/dev/null; }
-
-# The app's WorkManager job: the "JOB" header lines of dumpsys jobscheduler PKG, printed by
-# JobSchedulerService.dumpInternal with JobStatus.printUniqueId ("<namespace>:" or "#", the
-# formatted uid, "/", the job id), then the identity hash and the battery name - aosp-mirror/
-# platform_frameworks_base apex/jobscheduler/service/java/com/android/server/job/
-# JobSchedulerService.java @f4cdb430 and controllers/JobStatus.java @054fcdf7:
-#   JOB #u0a190/42: 1a2b3c4 com.example/androidx.work.impl.background.systemjob.SystemJobService
-#   JOB androidx.work.systemjobscheduler:u0a190/0: 8c4f1d2 @androidx.work.systemjobscheduler@com.example/androidx.work...SystemJobService
-# (newer platforms put "#<trace tag>#" first in the battery name). WorkManager 2.10+ on API 34+
-# uses that namespace (androidx work-runtime systemjob/JobSchedulerExt.kt @a9b06aaf), which
-# needs "run -n NAMESPACE". Android 11 (API 30) prints the JOB line of every registered job of
-# every app and filters only the details below it (Ankits-lab/frameworks_base, same file,
-# @150a9240: the line comes before "if (!predicate.test(job)) continue;"), and each app's
-# WorkManager numbers its jobs from 0: only a line whose battery name is PKG's own
-# SystemJobService is the app's job.
-# Set JOB_ID (and JOB_NAMESPACE) to skip the lookup.
-find_job() {
-  JOB=""; JOB_NS=""
-  if [ -n "${"${"}JOB_ID:-}" ]; then JOB=$JOB_ID; JOB_NS=${"${"}JOB_NAMESPACE:-}; return 0; fi
-  local refs
-  refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\r' | job_refs "$PKG" | sort -u || true)
-  local count
-  count=$(printf '%s\n' "$refs" | grep -c . || true)
-  [ "$count" -ge 1 ] || return 1
-  if [ "$count" -gt 1 ]; then
-    printf 'repro: %s WorkManager jobs of %s (id namespace):\n%s\n' "$count" "$PKG" "$refs" >&2
-    die "set JOB_ID (and JOB_NAMESPACE) to the periodic work's job (WorkManager's SystemIdInfo.system_id)"
-  fi
-  JOB=${"${"}refs%% *}
-  JOB_NS=${"${"}refs#* }
-  [ "$JOB_NS" != "$refs" ] || JOB_NS=""
-}
-# "<job id> <namespace>" of each JOB line on stdin whose battery name, less "#<trace tag>#" and
-# "@<namespace>@", is exactly $1/androidx.work.impl.background.systemjob.SystemJobService (a
-# string comparison: a dot of the package name matches only a dot, and PKG.beta is not PKG).
-job_refs() {
-  awk -v svc="$1/androidx.work.impl.background.systemjob.SystemJobService" '
-    /^ *JOB (#|[^ :#]+:)[^ \/]+\/-?[0-9]+: [0-9a-f]+ / {
-      name = $0; sub(/^ *JOB [^ ]+ [0-9a-f]+ /, "", name)
-      sub(/^#[^#]*#/, "", name); sub(/^@[^@]*@/, "", name)
-      if (name != svc) next
-      ref = $2; sub(/:$/, "", ref)
-      id = ref; sub(/^.*\//, "", id)
-      ns = ""; if (substr(ref, 1, 1) != "#") { ns = ref; sub(/:[^:]*$/, "", ns) }
-      print id " " ns
-    }'
-}
-has_job() { find_job && [ -n "$JOB" ]; }
-wait_job() { wait_for "WorkManager job of $PKG in dumpsys jobscheduler (does the app schedule its work at start?)" has_job; }
-
-# WorkManager logs one INFO line per finished run: "Worker result SUCCESS for Work [ id=... ]"
-# (androidx work-runtime WorkerWrapper, tag WM-WorkerWrapper).
-results() { $ADB logcat -d -s WM-WorkerWrapper:I 2>/dev/null | tr -d '\r' | grep 'Worker result' || true; }
-result_count() { results | grep -c . || true; }
-# notification_enqueue (event log tag 2750; status 0 = post, 1 = update) of the app, as in
-# logcat -b events (frameworks/base services/core/java/com/android/server/EventLogTags.logtags).
-posts() { $ADB logcat -b events -d 2>/dev/null | tr -d '\r' | grep 'notification_enqueue' | grep -F ",$PKG," || true; }
-post_count() { posts | grep -c . || true; }
-
-begin_run() {
-  RESULTS_BEFORE=$(result_count)
-  POSTS_BEFORE=$(post_count)
-  LOG_LINES_BEFORE=$(wc -l <"$WORK/serve-feed.log")
-  find_job || { wait_job; find_job; }
-  echo "job $JOB${"${"}JOB_NS:+ in namespace $JOB_NS} of $PKG"
-  $ADB shell cmd jobscheduler run -f ${"${"}JOB_NS:+-n "$JOB_NS"} "$PKG" "$JOB"
-}
-# logcat (without -d) prints the whole buffer, then each line as it is logged: the result lines
-# it streams are the ones result_count counted, then the new ones.
-await_results() { await_lines "$RESULTS_BEFORE" 'Worker result' "$1" $ADB logcat -s WM-WorkerWrapper:I; }
-# A step that could not be replayed exactly (a fault serve-feed cannot make, a kill that came
-# after its run) leaves this device in another state than the recorded one: a run recorded as
-# done may then be refused here (not due yet). The script says so and goes on.
-DIVERGED=""
-wait_result() {
-  if await_results "$WAIT_S"; then results | tail -n 1; return 0; fi
-  [ -n "$DIVERGED" ] || die "no WM-WorkerWrapper result line within $WAIT_S s (a run the device refused: WorkManager delays a periodic run before last_enqueue_time + interval; see RESET=1 above)"
-  echo "   no WM-WorkerWrapper result line within $WAIT_S s: WorkManager did not run it here, because $DIVERGED was not replayed exactly (see its comment); going on"
-}
-# The run must not happen: no result line within 5 s (the harness waits as long).
-expect_no_run() {
-  if await_results 5; then echo "it ran: $(results | tail -n 1)"; else echo "no run within 5 s (refused, as recorded)"; fi
-}
-show_posts() {
-  local lines
-  lines=$(posts | tail -n +"$(( POSTS_BEFORE + 1 ))")
-  if [ -n "$lines" ]; then printf '%s\n' "$lines"; else echo "(no notification_enqueue line of $PKG in this run)"; fi
-}
-# A kill the harness made while it held a request: see the step's comment. Without a proxy
-# that holds the request, kill as soon as serve-feed has logged it (KILL_AT=request) or when
-# Enter is pressed (KILL_AT=enter, interactive).
-kill_point() {
-  if [ "${"${"}KILL_AT:-request}" = enter ] && [ -t 0 ]; then
-    read -r -p "   press Enter to kill the app now > " _
-  else
-    await_lines "$(( $2 - 1 ))" "$1" "$WAIT_S" follow_log +"$(( LOG_LINES_BEFORE + 1 ))" \
-      || die "no request $2 to the held route in the serve-feed log within $WAIT_S s"
-  fi
-}
-# run-as PKG kill -9 on the app's process on this device (the recorded pid was the recorded
-# device's).
-kill_app_process() {
-  local pid
-  pid=$($ADB shell pidof "$PKG" | tr -d '\r')
-  if [[ $pid =~ ^[0-9]+$ ]]; then $ADB shell run-as "$PKG" kill -9 "$pid"
-  else echo "   note: no single process of $PKG to kill (pidof printed \"$pid\")"; fi
-}
-# After such a kill: its place was approximate, so the device may now be in another state than
-# the recorded one. If WorkManager already logged this run's result, the kill came after the run
-# (serve-feed answers at once), and WorkManager may refuse the next forced run as not due.
-after_kill() {
-  DIVERGED="the kill of step $1"
-  if [ "$(result_count)" -gt "$RESULTS_BEFORE" ]; then
-    echo "   note: the run had finished before the kill ($(results | tail -n 1)); the kill could not interrupt it"
-  fi
-}
-`;
 
 interface Emitter {
   readonly lines: string[];
@@ -390,16 +237,20 @@ function emitter(): Emitter {
 /**
  * `$ADB shell WORD...`: each argument quoted for the device shell (mksh), then that word
  * quoted for bash, so adb joins exactly the device command line (`'a b'` stays one argument).
+ * A command recorded as one line goes as that line, one bash word.
  */
-function adbShell(argv: readonly string[]): string {
-  buildShellCommand(argv); // validates: no empty command, no NUL byte
-  return `$ADB shell ${argv.map((a) => quoteBash(quoteShellArg(a))).join(' ')}`;
+function adbCommand(event: ActionEvent): string {
+  const service = event.via === 'exec-out' ? 'exec-out' : 'shell';
+  if (event.argv !== undefined) {
+    buildShellCommand(event.argv); // validates: no empty command, no NUL byte
+    return `$ADB ${service} ${event.argv.map((a) => quoteBash(quoteShellArg(a))).join(' ')}`;
+  }
+  return `$ADB ${service} ${quoteBash(event.command ?? '')}`;
 }
 
-/** `request 3 to /receipts` → route and index. */
-function parseHeld(text: string): { nth: number; route: string } | undefined {
-  const m = /request (\d+) to (\S+)/.exec(text);
-  return m?.[1] !== undefined && m[2] !== undefined ? { nth: Number(m[1]), route: m[2] } : undefined;
+/** The command as the device got it, for comments and progress lines. */
+function commandText(event: ActionEvent): string {
+  return event.argv !== undefined ? buildShellCommand(event.argv) : (event.command ?? event.action);
 }
 
 /** Escapes text for grep -E (not "/": GNU grep 3.8+ warns about a stray backslash before it). */
@@ -407,7 +258,7 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Renders `repro/<scenario>.sh` and the feed files it serves. */
+/** Renders `repro/<scenario>.sh` and the files it uses (feeds, bytes written). */
 export function renderReproScript(input: ReproInput): ReproScript {
   const base = reproBaseName(input.name ?? input.scenario);
   const scriptName = `repro/${base}.sh`;
@@ -415,8 +266,7 @@ export function renderReproScript(input: ReproInput): ReproScript {
   const out = emitter();
   const failing = input.anomalies.filter((a) => a.tolerated !== true && a.kind !== 'recovered' && a.kind !== 'os-shed');
   const runsNamed = [...new Set(input.anomalies.flatMap((a) => (a.runs && a.runs.length > 0 ? a.runs : a.run !== undefined ? [a.run] : [])))].sort((a, b) => a - b);
-  const clockValues = input.steps.flatMap((s) => (s.kind === 'adb-shell' && s.argv[0] === 'cmd' && s.argv[1] === 'alarm' && s.argv[2] === 'set-time' && s.argv[3] !== undefined ? [Number(s.argv[3])] : [])).filter((n) => Number.isFinite(n));
-  const firstClock = clockValues[0];
+  const firstClock = input.steps.map((s) => (s.kind === 'action' && isChange(s.event) ? setTimeValue(s.event.argv) : undefined)).find((v) => v !== undefined);
 
   out.line('#!/usr/bin/env bash');
   out.comment(`Replays the ${input.scenario} scenario of ${input.pkg} by hand, step by step, as dedup-verify ran it on ${input.device}.`);
@@ -460,7 +310,7 @@ export function renderReproScript(input: ReproInput): ReproScript {
   out.line('WAIT_S=${WAIT_S:-60}');
   out.line('WORK="$(mktemp -d)"');
   out.line('FEED="$WORK/feed.xml"');
-  out.line(PROLOGUE.trim());
+  out.line(reproPrologue());
   out.blank();
 
   out.line('say "device $SERIAL: saving auto_time and the clock offset"');
@@ -484,11 +334,13 @@ export function renderReproScript(input: ReproInput): ReproScript {
   }
 
   const steps = input.steps;
+  const ctx: RenderContext = { out, input, base, files, n: 0 };
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i]!;
-    const n = i + 1;
+    let emitted = true;
     switch (step.kind) {
       case 'feed': {
+        const n = ++ctx.n;
         const file = `feeds/${base}-step-${n}.xml`;
         files.push({ name: file, content: step.xml.endsWith('\n') ? step.xml : `${step.xml}\n` });
         out.comment(`Step ${n}: the feed now serves ${step.note !== '' ? step.note : 'the recorded document'} (device clock then: ${formatInstant(step.t)}).`);
@@ -497,6 +349,7 @@ export function renderReproScript(input: ReproInput): ReproScript {
         break;
       }
       case 'fault': {
+        const n = ++ctx.n;
         out.comment(`Step ${n}: fault on ${step.route}.`);
         for (const line of describeFault(step.route, step.plan)) out.comment(line);
         if (step.plan === 'none') {
@@ -507,35 +360,19 @@ export function renderReproScript(input: ReproInput): ReproScript {
         }
         break;
       }
-      case 'adb-shell': {
-        if (isRunCommand(step.argv)) {
-          i = emitRun(out, input, steps, i);
-          break;
-        }
-        const argv = step.argv;
-        if (argv[0] === 'cmd' && argv[1] === 'alarm' && argv[2] === 'set-time' && argv[3] !== undefined && /^\d+$/.test(argv[3])) {
-          out.comment(`Step ${n}: ${step.note ?? `clock to ${formatInstant(Number(argv[3]))}`} (cmd alarm set-time, no root needed).`);
-          out.say(`step ${n}: device clock to ${formatInstant(Number(argv[3]))}`);
-          out.line(`set_clock ${argv[3]}`);
-          break;
-        }
-        out.comment(`Step ${n}: ${step.note ?? describeCommand(argv)}`);
-        if (argv[0] === 'pm' && argv[1] === 'clear') out.comment("pm clear wipes the app's data (as the harness did, on its own backup).");
-        out.say(`step ${n}: ${step.note ?? buildShellCommand(argv)}`);
-        out.line(adbShell(argv));
-        if ((argv[0] === 'am' && argv[1] === 'start') || (argv[0] === 'am' && argv[1] === 'broadcast')) {
-          out.comment('The app schedules its periodic work when its process starts: wait until JobScheduler has the job.');
-          out.line('wait_job');
-        }
+      case 'run-finished':
+        // Read by the forced run it ends.
+        emitted = false;
         break;
-      }
-      case 'wait': {
-        out.comment(`Step ${n}: wait for ${step.what}.`);
-        out.line('wait_result');
-        break;
-      }
-      case 'kill': {
-        emitKill(out, step, n, undefined);
+      case 'action': {
+        const event = step.event;
+        if (!isChange(event)) {
+          emitted = emitHarnessStep(out, event);
+        } else if (isRunCommand(event.argv)) {
+          i = emitRun(ctx, steps, i);
+        } else {
+          emitCommand(ctx, step);
+        }
         break;
       }
       default: {
@@ -543,57 +380,179 @@ export function renderReproScript(input: ReproInput): ReproScript {
         throw new Error(`unknown repro step ${JSON.stringify(unreachable)}`);
       }
     }
-    out.blank();
+    if (emitted) out.blank();
   }
   out.line('say "done: every recorded step was replayed"');
   return { script: `${out.lines.join('\n')}\n`, files };
 }
 
-function describeCommand(argv: readonly string[]): string {
-  switch (`${argv[0] ?? ''} ${argv[1] ?? ''}`) {
-    case 'am force-stop':
-      return 'force-stop the app (its jobs are cancelled until it starts again).';
-    case 'am start':
-      return 'start the app (it schedules its periodic work).';
-    case 'am kill':
-      return 'kill the app process.';
-    case 'pm clear':
-      return "clear the app's data.";
+interface RenderContext {
+  readonly out: Emitter;
+  readonly input: ReproInput;
+  readonly base: string;
+  readonly files: ReproFile[];
+  /** The last step number given. */
+  n: number;
+}
+
+/** The clock value of a recorded `cmd alarm set-time MS`. */
+function setTimeValue(argv: readonly string[] | undefined): number | undefined {
+  if (argv === undefined || argv[0] !== 'cmd' || argv[1] !== 'alarm' || argv[2] !== 'set-time' || !/^\d+$/.test(argv[3] ?? '')) return undefined;
+  return Number(argv[3]);
+}
+
+/** What a kind of command does, for the comment above it. */
+const ACTION_TEXT: Readonly<Record<string, string>> = {
+  'force-stop': 'force-stop the app (its jobs are cancelled until it starts again)',
+  'start-app': 'start the app (it schedules its periodic work)',
+  'start-process': 'start the app process',
+  'clear-app-data': "clear the app's data (as the harness did, on its own backup)",
+  grant: 'grant a runtime permission',
+  revoke: 'revoke a runtime permission',
+  'set-time': 'set the device clock',
+  'write-app-file': "write a file of the app's data",
+  kill: 'kill the app process',
+  setting: 'change a setting',
+};
+
+/** A step of the harness that is not one device command: a comment; reads are left out. */
+function emitHarnessStep(out: Emitter, event: ActionEvent): boolean {
+  if (event.via !== undefined || event.action === 'probe-run' || event.action === 'fault') return false;
+  out.comment(`The harness (${event.action}): ${event.detail ?? 'no detail recorded'}.`);
+  return true;
+}
+
+/** A recorded command that changed the device, sent again as it was sent. */
+function emitCommand(ctx: RenderContext, step: Extract<ReproStep, { kind: 'action' }>): void {
+  const { out } = ctx;
+  const event = step.event;
+  const n = ++ctx.n;
+  const what = ACTION_TEXT[event.action] ?? `${event.action}: ${commandText(event)}`;
+  const detail = event.detail !== undefined && event.action !== 'clear-app-data' ? ` (${event.detail})` : '';
+  out.comment(`Step ${n}: ${what}${detail}.${setTimeValue(event.argv) !== undefined ? ' cmd alarm set-time needs no root.' : ''}`);
+  const failed = event.error !== undefined || (event.exitCode !== undefined && event.exitCode !== 0);
+  if (failed) out.comment(`When recorded it ${event.exitCode !== undefined && event.exitCode !== 0 ? `exited ${event.exitCode}` : 'failed'}${event.result !== undefined ? ` ("${event.result}")` : event.error !== undefined ? ` (${event.error})` : ''}; the script goes on whatever it does here.`);
+  const orTrue = failed ? ' || true' : '';
+  switch (event.via) {
+    case 'shell':
+    case 'exec-out': {
+      const ms = setTimeValue(event.argv);
+      if (isPidKill(event.argv)) {
+        out.say(`step ${n}: ${event.argv.join(' ')}`);
+        out.comment(`The recorded pid (${event.argv[4] ?? ''}) was the app's on the recorded device: the app's pid here is looked up.`);
+        out.line('kill_app_process');
+      } else if (event.stdinBytes !== undefined || step.data !== undefined) {
+        emitWrite(ctx, step, n, orTrue);
+      } else {
+        out.say(`step ${n}: ${ms !== undefined ? `device clock to ${formatInstant(ms)}` : commandText(event)}`);
+        out.line(`${adbCommand(event)}${orTrue}`);
+      }
+      const [first, second] = event.argv ?? [];
+      if (first === 'am' && (second === 'start' || second === 'broadcast')) {
+        out.comment('The app schedules its periodic work when its process starts: wait until JobScheduler has the job.');
+        out.line('wait_job');
+      }
+      return;
+    }
+    case 'push': {
+      if (step.data === undefined || event.path === undefined) {
+        out.say(`step ${n}: not replayed: ${commandText(event)} (the bytes pushed were not kept)`);
+        out.line(`DIVERGED=${quoteBash(`the push of step ${n}`)}`);
+        return;
+      }
+      const file = `files/${ctx.base}-step-${n}.bin`;
+      ctx.files.push({ name: file, content: step.data, ...(event.mode !== undefined ? { mode: event.mode & 0o777 } : {}) });
+      out.comment(`The ${step.data.length} bytes pushed are ${file}${event.mode !== undefined ? `, with the mode they were pushed with (${(event.mode & 0o7777).toString(8)})` : ''}.`);
+      out.say(`step ${n}: adb push ${file} ${event.path}`);
+      out.line(`$ADB push "$HERE/${file}" ${quoteBash(event.path)} >/dev/null${orTrue}`);
+      return;
+    }
+    case 'reverse':
+    case 'remove-reverse':
+      out.comment(`The harness changed a reverse rule: adb ${event.command ?? event.action}. Not replayed: the script keeps its own rule for the`);
+      out.comment('feed port (start_server) and puts the device\'s back on exit.');
+      out.say(`step ${n}: not replayed: adb ${event.command ?? event.action}`);
+      return;
+    case undefined:
     default:
-      return buildShellCommand(argv);
+      out.comment(`The harness sent it as ${event.via ?? 'unknown'}, which the script does not replay: ${commandText(event)}.`);
+      out.say(`step ${n}: not replayed: ${commandText(event)}`);
+      out.line(`DIVERGED=${quoteBash(`step ${n}`)}`);
   }
 }
 
-/** A forced run and what follows it (the kill or the wait); returns the index of the last step used. */
-function emitRun(out: Emitter, input: ReproInput, steps: readonly ReproStep[], i: number): number {
+/** A command that was given bytes on its standard input: the same bytes, from a file beside the script. */
+function emitWrite(ctx: RenderContext, step: Extract<ReproStep, { kind: 'action' }>, n: number, orTrue: string): void {
+  const { out } = ctx;
+  const event = step.event;
+  if (step.data === undefined) {
+    out.comment(`It was given ${event.stdinBytes ?? 0} bytes on its standard input, which were not kept: not replayed.`);
+    out.say(`step ${n}: not replayed: ${event.action} (its input was not kept)`);
+    out.line(`DIVERGED=${quoteBash(`the ${event.action} of step ${n}`)}`);
+    return;
+  }
+  const file = `files/${ctx.base}-step-${n}.bin`;
+  ctx.files.push({ name: file, content: step.data });
+  out.comment(`It was given ${step.data.length} bytes on its standard input: the recorded bytes are ${file}.`);
+  if (event.action === 'write-app-file') {
+    out.comment("They are the app's file as the harness wrote it (after a row deletion: the recorded database without");
+    out.comment('those rows, which hold the same items as the feeds this script serves).');
+  }
+  out.say(`step ${n}: ${event.action === 'write-app-file' ? "write into the app's data" : event.action}: ${file} on the standard input of ${event.argv?.slice(0, 3).join(' ') ?? 'the recorded command'} ...`);
+  out.line(`${adbCommand(event)} <"$HERE/${file}"${orTrue}`);
+}
+
+/** A forced run and what follows it (the kill, or the wait); returns the index of the last step used. */
+function emitRun(ctx: RenderContext, steps: readonly ReproStep[], i: number): number {
+  const { out, input } = ctx;
   const step = steps[i];
-  if (!step || step.kind !== 'adb-shell') return i;
-  const n = i + 1;
-  const run = runNumberOf(step.note);
-  const probe = /\bprobe\b/.test(step.note ?? '');
-  const recorded = step.argv.join(' ');
+  if (step?.kind !== 'action') return i;
+  const event = step.event;
+  const n = ++ctx.n;
+  const run = event.probe === true ? undefined : event.run;
+  const probe = event.probe === true;
+  const recorded = commandText(event);
+  // The next change after the run command (reads between are skipped): a kill of this run is part of it.
+  let next = i + 1;
+  while (isRead(steps[next])) next++;
+  const following = steps[next];
+  const kill = following?.kind === 'action' && following.event.action === 'kill' && following.event.run === run && run !== undefined ? following.event : undefined;
+  const outcome = run === undefined ? undefined : outcomeOf(steps, i, run);
+
   out.comment(`Step ${n}: ${run !== undefined ? `forced run ${run}` : probe ? 'a forced run that must be refused' : 'a forced run'} (recorded: ${recorded}).`);
   out.comment('The job id is looked up on this device (ids differ between devices); -f ignores the constraints.');
   out.say(`step ${n}: ${run !== undefined ? `forced run ${run}` : probe ? 'forced run (must be refused)' : 'forced run'}`);
-  out.line('begin_run');
-  const next = steps[i + 1];
+  if (event.exitCode !== undefined && event.exitCode !== 0) {
+    out.comment(`When recorded the run command exited ${event.exitCode}${event.result !== undefined ? ` ("${event.result}")` : ''}: WorkManager's job did not start.`);
+    out.line(`begin_run || echo ${quoteBash(`   the run command failed here too (it exited ${event.exitCode} when recorded)`)}`);
+  } else {
+    out.line('begin_run');
+  }
   let used = i;
-  if (next?.kind === 'kill') {
-    emitKill(out, next, i + 2, run);
-    out.line(`after_kill ${i + 2}`);
-    used = i + 1;
-  } else if (next?.kind === 'wait') {
-    out.comment(`Step ${i + 2}: wait for ${next.what}.`);
-    out.line('wait_result');
-    used = i + 1;
-  } else if (probe) {
+  if (kill !== undefined) {
+    const k = ++ctx.n;
+    emitKill(out, kill, k, run);
+    out.line(`after_kill ${k}`);
+    used = next;
+  } else if (probe || outcome === 'refused') {
+    if (outcome === 'refused') out.comment('Recorded outcome: refused (WorkManager did not run the worker).');
     out.line('expect_no_run');
   } else {
+    out.comment(`Wait for WorkManager's result line (WM-WorkerWrapper "Worker result"${outcome !== undefined ? `; recorded: ${outcome}` : ''}).`);
     out.line('wait_result');
   }
   out.line('show_posts');
   if (run !== undefined) emitHints(out, run, input.anomalies);
   return used;
+}
+
+/** The recorded outcome of run `run`: its run-finished step after the run command. */
+function outcomeOf(steps: readonly ReproStep[], from: number, run: number): string | undefined {
+  for (let j = from + 1; j < steps.length; j++) {
+    const s = steps[j];
+    if (s?.kind === 'run-finished' && s.event.run === run) return s.event.outcome;
+  }
+  return undefined;
 }
 
 function emitHints(out: Emitter, run: number, anomalies: readonly ReportAnomaly[]): void {
@@ -603,31 +562,28 @@ function emitHints(out: Emitter, run: number, anomalies: readonly ReportAnomaly[
   }
 }
 
-function emitKill(out: Emitter, step: Extract<ReproStep, { kind: 'kill' }>, n: number, run: number | undefined): void {
-  const held = parseHeld(step.heldRequest);
-  out.comment(`Step ${n}: the harness held ${step.heldRequest}${run !== undefined ? ` during run ${run}` : ''} and killed the app there (${step.argv.join(' ')}).`);
+function emitKill(out: Emitter, event: ActionEvent, n: number, run: number | undefined): void {
+  const held = event.heldRequest;
+  const argv = event.argv ?? [];
+  const heldText = held !== undefined ? `request ${held.nth} to ${held.path}` : 'a request';
+  out.comment(`Step ${n}: the harness held ${heldText}${run !== undefined ? ` during run ${run}` : ''} and killed the app there (${commandText(event)}).`);
   out.comment('serve-feed cannot hold a request, so this kill cannot be placed exactly. To replay it faithfully, put a');
   out.comment('proxy that holds requests between the device and serve-feed (e.g. mitmproxy in reverse mode with an intercept');
-  out.comment(`on ${held?.route ?? 'that route'}; adb reverse tcp:DEVICE_PORT to the proxy), run with KILL_AT=enter and press Enter`);
+  out.comment(`on ${held?.path ?? 'that route'}; adb reverse tcp:DEVICE_PORT to the proxy), run with KILL_AT=enter and press Enter`);
   out.comment('while the request is held. Without a proxy the app is killed as soon as serve-feed has answered that');
   out.comment('request: the app may already be past the point, so compare the notification lines printed below.');
-  if (held) out.line(`kill_point ${quoteBash(`^[A-Z]+ ${escapeRegex(held.route)}([? ]|$)`)} ${held.nth}`);
-  out.say(`step ${n}: ${step.argv.join(' ')}`);
-  const [cmd, sub, , signal] = step.argv;
-  if (cmd === 'am' && sub === 'kill') {
-    out.comment('am kill (killBackgroundProcesses) spares the top app: the harness went home first.');
-    out.line('$ADB shell input keyevent KEYCODE_HOME');
-    out.line(adbShell(step.argv));
-  } else if (cmd === 'run-as' && step.argv[2] === 'kill' && signal === '-9' && step.argv.length === 5) {
-    out.comment(`The recorded pid (${step.argv[4] ?? ''}) was the app's on the recorded device: the app's pid here is looked up.`);
+  if (held) out.line(`kill_point ${quoteBash(`^[A-Z]+ ${escapeRegex(held.path)}([? ]|$)`)} ${held.nth}`);
+  out.say(`step ${n}: ${argv.length > 0 ? argv.join(' ') : commandText(event)}`);
+  if (isPidKill(event.argv)) {
+    out.comment(`The recorded pid (${argv[4] ?? ''}) was the app's on the recorded device: the app's pid here is looked up.`);
     out.line('kill_app_process');
   } else {
-    out.line(adbShell(step.argv));
+    out.line(adbCommand(event));
   }
 }
 
 /**
- * Writes `repro/<name>.sh` (mode 0755) and `repro/feeds/*.xml` under `dir` for each input;
+ * Writes `repro/<name>.sh` (mode 0755), `repro/feeds/*.xml` and `repro/files/*` under `dir` for each input;
  * names clash-free (the device, then a counter, is added to a repeated scenario name).
  * Returns the paths of the scripts written.
  */
@@ -644,7 +600,10 @@ export async function writeReproScripts(dir: string, inputs: readonly ReproInput
     for (let k = 2; taken.has(name); k++) name = reproBaseName(`${wanted}--${input.device}-${k}`);
     taken.add(name);
     const { script, files } = renderReproScript({ ...input, name });
-    for (const file of files) await writeAtomically(join(root, file.name), file.content, 0o644);
+    for (const file of files) {
+      await mkdir(dirname(join(root, file.name)), { recursive: true });
+      await writeAtomically(join(root, file.name), file.content, file.mode ?? 0o644);
+    }
     const path = join(root, `${name}.sh`);
     await writeAtomically(path, script, 0o755);
     written.push(path);
@@ -652,9 +611,9 @@ export async function writeReproScripts(dir: string, inputs: readonly ReproInput
   return written;
 }
 
-async function writeAtomically(path: string, content: string, mode: number): Promise<void> {
+async function writeAtomically(path: string, content: string | Buffer, mode: number): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, content, { encoding: 'utf8', mode });
+  await writeFile(tmp, content, typeof content === 'string' ? { encoding: 'utf8', mode } : { mode });
   await chmod(tmp, mode);
   await rename(tmp, path);
 }

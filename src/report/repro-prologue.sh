@@ -1,0 +1,216 @@
+# The helpers every repro script shares: output, cleanup on exit, serve-feed, the job lookup,
+# the waits on WorkManager's result line and on serve-feed's log, and the kill point.
+say() { printf '\n== %s\n' "$*"; }
+watch() { printf '   >> watch: %s\n' "$*"; }
+die() { printf 'repro: %s\n' "$*" >&2; exit 1; }
+
+SERVER_PID=""
+ORIG_REVERSE=""
+REVERSE_SET=""
+ORIG_AUTO_TIME=""
+CLOCK_OFFSET_MS=""
+cleanup() {
+  set +e
+  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
+  if [ -n "$REVERSE_SET" ]; then
+    if [ -n "$ORIG_REVERSE" ]; then $ADB reverse "tcp:$DEVICE_PORT" "$ORIG_REVERSE" >/dev/null 2>&1
+    else $ADB reverse --remove "tcp:$DEVICE_PORT" >/dev/null 2>&1; fi
+  fi
+  if [ -n "$CLOCK_OFFSET_MS" ]; then
+    $ADB shell cmd alarm set-time "$(( $(date +%s) * 1000 + CLOCK_OFFSET_MS ))" >/dev/null 2>&1
+  fi
+  if [ -n "$ORIG_AUTO_TIME" ]; then $ADB shell settings put global auto_time "$ORIG_AUTO_TIME" >/dev/null 2>&1; fi
+  rm -rf "$WORK"
+  echo "repro: device clock, auto_time and reverse rule put back; serve-feed stopped."
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Reads the lines a streaming command prints, as it prints them, until more than WANT of them
+# match the extended regex PATTERN (returns 0) or SECS seconds pass or the stream ends
+# (returns 1). The command runs in the background into a FIFO and is stopped afterwards, so a
+# wait ends on the line itself: no polling, no fixed wait.
+#   await_lines WANT PATTERN SECS COMMAND...
+await_lines() {
+  local want=$1 pattern=$2 secs=$3; shift 3
+  local fifo="$WORK/stream.fifo" seen=0 line left pid rc=1
+  local deadline=$(( SECONDS + secs ))
+  rm -f "$fifo"; mkfifo "$fifo"
+  "$@" >"$fifo" 2>/dev/null &
+  pid=$!
+  exec 3<"$fifo"
+  while left=$(( deadline - SECONDS )); [ "$left" -gt 0 ] && IFS= read -r -t "$left" -u 3 line; do
+    line=${line%$'\r'}
+    if [[ $line =~ $pattern ]]; then
+      seen=$(( seen + 1 ))
+      if [ "$seen" -gt "$want" ]; then rc=0; break; fi
+    fi
+  done
+  exec 3<&-
+  # The stream may have ended by itself; either way its status is not ours (set -e).
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -f "$fifo"
+  return "$rc"
+}
+
+# Polls a condition that has no stream to watch (dumpsys output) until it holds or WAIT_S
+# seconds pass; it returns as soon as the condition holds.
+wait_for() {
+  local what=$1; shift
+  local deadline=$(( SECONDS + WAIT_S ))
+  until "$@"; do
+    [ "$SECONDS" -lt "$deadline" ] || die "no $what within $WAIT_S s"
+    sleep 0.2
+  done
+}
+
+# Follows serve-feed's log from line $1 as it grows (GNU and BSD tail -f: inotify / kqueue); with
+# GNU tail the stream also ends when serve-feed exits, so a wait on a dead server ends at once.
+# For await_lines only: it execs tail, so the background job await_lines stops is tail itself.
+TAIL_PID=""
+if tail --pid=$$ -n 0 /dev/null >/dev/null 2>&1; then TAIL_PID=1; fi
+follow_log() {
+  if [ -n "$TAIL_PID" ]; then exec tail --pid="$SERVER_PID" -n "$1" -f "$WORK/serve-feed.log"
+  else exec tail -n "$1" -f "$WORK/serve-feed.log"; fi
+}
+
+# serve-feed serves $FEED (an empty feed until the first feed step) and logs each request.
+start_server() {
+  printf '%s\n' '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>empty</title></channel></rss>' >"$FEED"
+  : >"$WORK/serve-feed.log"
+  $DV serve-feed --port "$PORT" --file "$FEED" >>"$WORK/serve-feed.log" 2>&1 &
+  SERVER_PID=$!
+  await_lines 0 'serving feed on' "$WAIT_S" follow_log +1 || {
+    kill -0 "$SERVER_PID" 2>/dev/null || die "serve-feed stopped: $(cat "$WORK/serve-feed.log")"
+    die "serve-feed did not listen on port $PORT within $WAIT_S s"
+  }
+  # A rule the device already had for this port is put back on exit (reverse --list lines are
+  # "<transport> <device side> <host side>", adb's reverse:list-forward).
+  ORIG_REVERSE=$($ADB reverse --list | tr -d '\r' | awk -v l="tcp:$DEVICE_PORT" '$2 == l { print $3; exit }')
+  REVERSE_SET=1
+  $ADB reverse "tcp:$DEVICE_PORT" "tcp:$PORT" >/dev/null
+  echo "serve-feed on 127.0.0.1:$PORT; device port $DEVICE_PORT reversed to it"
+}
+
+# Serves a recorded feed: serve-feed re-reads --file on every request, so the next feed is
+# copied over the served file.
+use_feed() { cp "$HERE/feeds/$1" "$FEED"; }
+
+set_clock() { $ADB shell cmd alarm set-time "$1" >/dev/null; }
+
+# The app's WorkManager job: the "JOB" header lines of dumpsys jobscheduler PKG, printed by
+# JobSchedulerService.dumpInternal with JobStatus.printUniqueId ("<namespace>:" or "#", the
+# formatted uid, "/", the job id), then the identity hash and the battery name - aosp-mirror/
+# platform_frameworks_base apex/jobscheduler/service/java/com/android/server/job/
+# JobSchedulerService.java @f4cdb430 and controllers/JobStatus.java @054fcdf7:
+#   JOB #u0a190/42: 1a2b3c4 com.example/androidx.work.impl.background.systemjob.SystemJobService
+#   JOB androidx.work.systemjobscheduler:u0a190/0: 8c4f1d2 @androidx.work.systemjobscheduler@com.example/androidx.work...SystemJobService
+# (newer platforms put "#<trace tag>#" first in the battery name). WorkManager 2.10+ on API 34+
+# uses that namespace (androidx work-runtime systemjob/JobSchedulerExt.kt @a9b06aaf), which
+# needs "run -n NAMESPACE". Android 11 (API 30) prints the JOB line of every registered job of
+# every app and filters only the details below it (Ankits-lab/frameworks_base, same file,
+# @150a9240: the line comes before "if (!predicate.test(job)) continue;"), and each app's
+# WorkManager numbers its jobs from 0: only a line whose battery name is PKG's own
+# SystemJobService is the app's job.
+# Set JOB_ID (and JOB_NAMESPACE) to skip the lookup.
+find_job() {
+  JOB=""; JOB_NS=""
+  if [ -n "${JOB_ID:-}" ]; then JOB=$JOB_ID; JOB_NS=${JOB_NAMESPACE:-}; return 0; fi
+  local refs
+  refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\r' | job_refs "$PKG" | sort -u || true)
+  local count
+  count=$(printf '%s\n' "$refs" | grep -c . || true)
+  [ "$count" -ge 1 ] || return 1
+  if [ "$count" -gt 1 ]; then
+    printf 'repro: %s WorkManager jobs of %s (id namespace):\n%s\n' "$count" "$PKG" "$refs" >&2
+    die "set JOB_ID (and JOB_NAMESPACE) to the periodic work's job (WorkManager's SystemIdInfo.system_id)"
+  fi
+  JOB=${refs%% *}
+  JOB_NS=${refs#* }
+  [ "$JOB_NS" != "$refs" ] || JOB_NS=""
+}
+# "<job id> <namespace>" of each JOB line on stdin whose battery name, less "#<trace tag>#" and
+# "@<namespace>@", is exactly $1/androidx.work.impl.background.systemjob.SystemJobService (a
+# string comparison: a dot of the package name matches only a dot, and PKG.beta is not PKG).
+job_refs() {
+  awk -v svc="$1/androidx.work.impl.background.systemjob.SystemJobService" '
+    /^ *JOB (#|[^ :#]+:)[^ \/]+\/-?[0-9]+: [0-9a-f]+ / {
+      name = $0; sub(/^ *JOB [^ ]+ [0-9a-f]+ /, "", name)
+      sub(/^#[^#]*#/, "", name); sub(/^@[^@]*@/, "", name)
+      if (name != svc) next
+      ref = $2; sub(/:$/, "", ref)
+      id = ref; sub(/^.*\//, "", id)
+      ns = ""; if (substr(ref, 1, 1) != "#") { ns = ref; sub(/:[^:]*$/, "", ns) }
+      print id " " ns
+    }'
+}
+has_job() { find_job && [ -n "$JOB" ]; }
+wait_job() { wait_for "WorkManager job of $PKG in dumpsys jobscheduler (does the app schedule its work at start?)" has_job; }
+
+# WorkManager logs one INFO line per finished run: "Worker result SUCCESS for Work [ id=... ]"
+# (androidx work-runtime WorkerWrapper, tag WM-WorkerWrapper).
+results() { $ADB logcat -d -s WM-WorkerWrapper:I 2>/dev/null | tr -d '\r' | grep 'Worker result' || true; }
+result_count() { results | grep -c . || true; }
+# notification_enqueue (event log tag 2750; status 0 = post, 1 = update) of the app, as in
+# logcat -b events (frameworks/base services/core/java/com/android/server/EventLogTags.logtags).
+posts() { $ADB logcat -b events -d 2>/dev/null | tr -d '\r' | grep 'notification_enqueue' | grep -F ",$PKG," || true; }
+post_count() { posts | grep -c . || true; }
+
+begin_run() {
+  RESULTS_BEFORE=$(result_count)
+  POSTS_BEFORE=$(post_count)
+  LOG_LINES_BEFORE=$(wc -l <"$WORK/serve-feed.log")
+  find_job || { wait_job; find_job; }
+  echo "job $JOB${JOB_NS:+ in namespace $JOB_NS} of $PKG"
+  $ADB shell cmd jobscheduler run -f ${JOB_NS:+-n "$JOB_NS"} "$PKG" "$JOB"
+}
+# logcat (without -d) prints the whole buffer, then each line as it is logged: the result lines
+# it streams are the ones result_count counted, then the new ones.
+await_results() { await_lines "$RESULTS_BEFORE" 'Worker result' "$1" $ADB logcat -s WM-WorkerWrapper:I; }
+# A step that could not be replayed exactly (a fault serve-feed cannot make, a kill that came
+# after its run) leaves this device in another state than the recorded one: a run recorded as
+# done may then be refused here (not due yet). The script says so and goes on.
+DIVERGED=""
+wait_result() {
+  if await_results "$WAIT_S"; then results | tail -n 1; return 0; fi
+  [ -n "$DIVERGED" ] || die "no WM-WorkerWrapper result line within $WAIT_S s (a run the device refused: WorkManager delays a periodic run before last_enqueue_time + interval; see RESET=1 above)"
+  echo "   no WM-WorkerWrapper result line within $WAIT_S s: WorkManager did not run it here, because $DIVERGED was not replayed exactly (see its comment); going on"
+}
+# The run must not happen: no result line within 5 s (the harness waits as long).
+expect_no_run() {
+  if await_results 5; then echo "it ran: $(results | tail -n 1)"; else echo "no run within 5 s (refused, as recorded)"; fi
+}
+show_posts() {
+  local lines
+  lines=$(posts | tail -n +"$(( POSTS_BEFORE + 1 ))")
+  if [ -n "$lines" ]; then printf '%s\n' "$lines"; else echo "(no notification_enqueue line of $PKG in this run)"; fi
+}
+# A kill the harness made while it held a request: see the step's comment. Without a proxy
+# that holds the request, kill as soon as serve-feed has logged it (KILL_AT=request) or when
+# Enter is pressed (KILL_AT=enter, interactive).
+kill_point() {
+  if [ "${KILL_AT:-request}" = enter ] && [ -t 0 ]; then
+    read -r -p "   press Enter to kill the app now > " _
+  else
+    await_lines "$(( $2 - 1 ))" "$1" "$WAIT_S" follow_log +"$(( LOG_LINES_BEFORE + 1 ))" \
+      || die "no request $2 to the held route in the serve-feed log within $WAIT_S s"
+  fi
+}
+# run-as PKG kill -9 on the app's process on this device (the recorded pid was the recorded
+# device's).
+kill_app_process() {
+  local pid
+  pid=$($ADB shell pidof "$PKG" | tr -d '\r')
+  if [[ $pid =~ ^[0-9]+$ ]]; then $ADB shell run-as "$PKG" kill -9 "$pid"
+  else echo "   note: no single process of $PKG to kill (pidof printed \"$pid\")"; fi
+}
+# After such a kill: its place was approximate, so the device may now be in another state than
+# the recorded one. If WorkManager already logged this run's result, the kill came after the run
+# (serve-feed answers at once), and WorkManager may refuse the next forced run as not due.
+after_kill() {
+  DIVERGED="the kill of step $1"
+  if [ "$(result_count)" -gt "$RESULTS_BEFORE" ]; then
+    echo "   note: the run had finished before the kill ($(results | tail -n 1)); the kill could not interrupt it"
+  fi
+}
