@@ -1,49 +1,25 @@
 /**
  * The published package on its own: `npm run build`, `npm pack`, then `npm install <tarball>`
- * into an empty folder with no repository around it, and the installed `dedup-verify` finds its
- * adb server, its reference config, its fixture feeds and its virtual device: `--version`,
- * `run --virtual` and `check` on the history it wrote. The tarball holds the built JavaScript
- * and types, the JSON Schema and the fixtures, and no specs, bench or sources.
+ * into an empty folder with no repository around it (specs/support/installed-package.ts), and
+ * the installed `dedup-verify` finds its adb server, its reference config, its fixture feeds and
+ * its virtual device: `--version`, `run --virtual` and `check` on the history it wrote. The
+ * tarball holds the built JavaScript and types, the JSON Schema and the fixtures, and no specs,
+ * bench or sources. Without webdriverio (an optional peer dependency) installed beside it,
+ * `run --appium` says which install it needs, and `dedup-verify/wdio` still loads.
  *
- * One install is shared by the `it`s. It uses `--ignore-scripts` and copies the native addon of
- * better-sqlite3 (the same version, built for this Node) from the project's node_modules:
- * without a network that addon is compiled from source, minutes on a small machine, which
- * tests better-sqlite3 rather than this package (the first-hour acceptance check does the full
- * install). The CLI runs against this spec's own adb server (ANDROID_ADB_SERVER_PORT).
+ * One install is shared by the `it`s. The CLI runs against this spec's own adb server
+ * (ANDROID_ADB_SERVER_PORT). specs/virtual/wdio-run-package.spec.ts installs the package with
+ * webdriverio and WebdriverIO's testrunner and runs both farm paths.
  */
 import { expect } from 'chai';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
+import { ROOT, cleanEnv, exec, installPackage, type Exec } from '../support/installed-package.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PKG_JSON = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
-
-interface Exec {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment without npm's per-script variables (this spec may itself run under `npm test`). */
-function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('npm_') && k !== 'INIT_CWD') env[k] = v;
-  return { ...env, ...extra };
-}
-
-function exec(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Exec> {
-  return new Promise((resolve) => {
-    execFile(command, [...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('the npm package, installed from its tarball into an empty folder', function () {
   this.timeout(180_000);
@@ -51,7 +27,7 @@ describe('the npm package, installed from its tarball into an empty folder', fun
   let work: string;
   let tarball: string;
   let app: string;
-  let entries: string[];
+  let entries: readonly string[];
 
   /** `npx --no-install dedup-verify ARGS` in the installed folder, on this spec's adb server. */
   function dv(...args: string[]): Promise<Exec> {
@@ -60,38 +36,12 @@ describe('the npm package, installed from its tarball into an empty folder', fun
 
   before(async () => {
     adb = await startAdbServer();
-    work = await mkdtemp(join(tmpdir(), 'dv-package-spec-'));
-
-    const build = await exec('npm', ['run', 'build'], { cwd: ROOT });
-    expect(build.code, build.stdout + build.stderr).to.equal(0);
-    // The build just ran: pack without running `prepare` (a second build) again.
-    const pack = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
-    expect(pack.code, pack.stderr).to.equal(0);
-    const packed = JSON.parse(pack.stdout) as { filename: string }[];
-    tarball = join(work, packed[0]?.filename ?? '');
-    const list = await exec('tar', ['tzf', tarball], { cwd: work });
-    expect(list.code, list.stderr).to.equal(0);
-    entries = list.stdout.split('\n').filter((l) => l !== '');
-
-    app = join(work, 'app');
-    await mkdir(app);
-    const npmInit = await exec('npm', ['init', '-y'], { cwd: app });
-    expect(npmInit.code, npmInit.stderr).to.equal(0);
-    const install = await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', tarball], { cwd: app });
-    expect(install.code, install.stdout + install.stderr).to.equal(0);
-    const addon = 'node_modules/better-sqlite3';
-    const versionOf = async (dir: string): Promise<string> => (JSON.parse(await readFile(join(dir, addon, 'package.json'), 'utf8')) as { version: string }).version;
-    if ((await versionOf(app)) === (await versionOf(ROOT))) {
-      await cp(join(ROOT, addon, 'build', 'Release', 'better_sqlite3.node'), join(app, addon, 'build', 'Release', 'better_sqlite3.node'));
-    } else {
-      const rebuild = await exec('npm', ['rebuild', 'better-sqlite3'], { cwd: app, timeoutMs: 600_000 });
-      expect(rebuild.code, rebuild.stderr).to.equal(0);
-    }
+    ({ work, tarball, entries, app } = await installPackage('dv-package-spec-'));
   });
 
   after(async () => {
-    await adb.stop();
-    await rm(work, { recursive: true, force: true });
+    await adb?.stop();
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
   });
 
   it('packs the built JavaScript and types, the schema and the fixtures, and no specs, bench or sources', () => {
@@ -104,6 +54,9 @@ describe('the npm package, installed from its tarball into an empty folder', fun
       'dist/src/cli/node-version.js',
       'dist/src/index.js',
       'dist/src/index.d.ts',
+      'dist/src/wdio/index.js',
+      'dist/src/wdio/index.d.ts',
+      'dist/src/wdio/scenario-suite.js',
       'schema/dedup-verify.config.schema.json',
       'fixtures/reference-app.config.json',
       'fixtures/feeds/fresh-five.json',
@@ -155,6 +108,41 @@ describe('the npm package, installed from its tarball into an empty folder', fun
     expect(check.stdout).to.match(/: PASS\n/);
     const json = await dv('check', join(out, 'history.jsonl'), '--json');
     expect((JSON.parse(json.stdout) as { verdict: string }).verdict).to.equal('pass');
+  });
+
+  it('run --appium without webdriverio installed: one line naming the install, exit 2, before the config or any server', async () => {
+    // No config here, no Appium server on port 1: the missing peer dependency is the first thing said.
+    const r = await dv('run', '--appium', 'http://127.0.0.1:1', '--device', 'emulator-5554', '--scenario', 'back-to-back');
+    expect(r.code, r.stdout + r.stderr).to.equal(2);
+    expect(r.stdout).to.equal('');
+    expect(r.stderr.trimEnd().split('\n')).to.have.length(1);
+    expect(r.stderr).to.match(/^error: .*webdriverio.*`npm install webdriverio@9`/);
+    expect(existsSync(join(app, 'node_modules', 'webdriverio'))).to.equal(false);
+  });
+
+  it('dedup-verify/wdio loads without WebdriverIO installed, and builds a config from the DV_ variables', async () => {
+    const script = `
+      const wdio = await import('dedup-verify/wdio');
+      let refused = '';
+      try { wdio.dedupVerifyConfig({}, {}); } catch (e) { refused = e.message; }
+      const config = wdio.dedupVerifyConfig({}, { DV_WDIO_UDIDS: 'emulator-5554,127.0.0.1:5555', DV_WDIO_HOSTNAME: 'hub.example', DV_WDIO_PORT: '4723', DV_ADB_PORT: '5038' });
+      console.log(JSON.stringify({ refused, suite: wdio.scenarioSuite, config }));`;
+    const r = await exec(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
+    expect(r.code, r.stderr).to.equal(0);
+    const { refused, suite, config } = JSON.parse(r.stdout) as {
+      refused: string;
+      suite: string;
+      config: { specs: string[]; hostname: string; port: number; framework: string; services?: unknown; capabilities: Record<string, unknown>[] };
+    };
+    expect(refused).to.match(/^dedup-verify\/wdio: set DV_WDIO_UDIDS /);
+    expect(suite).to.equal(join(app, 'node_modules', 'dedup-verify', 'dist', 'src', 'wdio', 'scenario-suite.js'));
+    expect(existsSync(suite)).to.equal(true);
+    expect(config.specs).to.deep.equal([suite]);
+    expect({ hostname: config.hostname, port: config.port, framework: config.framework, services: config.services }).to.deep.equal({ hostname: 'hub.example', port: 4723, framework: 'mocha', services: undefined });
+    expect(config.capabilities.map((c) => [c['appium:udid'], c['appium:adbPort'], c['appium:suppressKillServer']])).to.deep.equal([
+      ['emulator-5554', 5038, undefined],
+      ['127.0.0.1:5555', 5038, true],
+    ]);
   });
 
   it('serves the packaged fixture feeds with serve-feed', async () => {

@@ -142,6 +142,8 @@ Environment:
     .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', portArg('--adb-port', 1))
     .option('--out <dir>', 'write report.json, history.jsonl, junit.xml, report.html, repro scripts and evidence here')
     .option('--json', 'print the report (report.json) on stdout instead of the summary')
+    .option('--appium <url>', 'reach each device through a WebDriver session on this Appium server or hub (needs webdriverio, and the adb server of --adb-host/--adb-port for the logcat stream and adb reverse)')
+    .option('--caps <file|json>', 'with --appium: extra capabilities for every session, a JSON file or inline JSON object')
     .addHelpText(
       'after',
       examples(
@@ -149,6 +151,7 @@ Environment:
         '$ dedup-verify run --virtual --bug no-db-check --scenario back-to-back --out out/',
         '$ dedup-verify run --device emulator-5554 --config dedup-verify.config.json --out out/',
         '$ dedup-verify run --all-devices --shard 1/2 --json > report.json',
+        '$ dedup-verify run --appium http://127.0.0.1:4723 --device emulator-5554 --out out/',
       ) + `\n${EXIT_CODES}`,
     )
     .action(async (opts: Record<string, unknown>) => {

@@ -8,6 +8,7 @@
 import { createServer } from 'node:net';
 import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
 import { AdbDevice } from '../../device/adb-device.js';
+import type { AndroidDevice } from '../../device/android-device.js';
 import type { AdbEndpoint } from '../../device/adb-errors.js';
 import {
   connectTcpDevice,
@@ -28,7 +29,8 @@ export interface ResolvedDevices {
   readonly serials: readonly string[];
   /** Serials of devices this run created (the embedded virtual device). */
   readonly created: readonly string[];
-  open(serial: string): Promise<AdbDevice>;
+  /** The device over adb (an AdbDevice; `run --appium` opens an Appium session over it). */
+  open(serial: string): Promise<AndroidDevice>;
 }
 
 function freePort(): Promise<number> {

@@ -21,6 +21,7 @@ import { renderJsonReport, writeJsonReport } from '../../report/json.js';
 import { writeJunit } from '../../report/junit.js';
 import { VERSION } from '../../version.js';
 import { AdbEndpointResolver, defaultAdbPort, type ResolvedDevices } from './run-devices.js';
+import { AppiumRun, checkAppiumFlags } from './run-appium.js';
 import { runTrials, writeHistory } from '../../harness/runner.js';
 import { assertBugNames, prepareOutputDirectory } from '../inputs.js';
 import { referenceAppConfigPath } from '../package-root.js';
@@ -43,6 +44,9 @@ export interface RunOptions {
   adbPort?: number;
   out?: string;
   json: boolean;
+  /** `--appium URL`: every device through an Appium session (run-appium.ts); `--caps`: its capabilities. */
+  appium?: string;
+  caps?: string;
 }
 
 function readRunOptions(opts: Record<string, unknown>): RunOptions {
@@ -64,6 +68,8 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (typeof opts['shard'] === 'string') o.shard = opts['shard'];
   if (typeof opts['adbPort'] === 'number') o.adbPort = opts['adbPort'];
   if (typeof opts['out'] === 'string') o.out = opts['out'];
+  if (typeof opts['appium'] === 'string') o.appium = opts['appium'];
+  if (typeof opts['caps'] === 'string') o.caps = opts['caps'];
   if (o.repeat < 1) throw new UsageError(`--repeat takes a number of at least 1 (got ${o.repeat}).`);
   if (o.infraRetries < 0) throw new UsageError(`--infra-retries takes 0 or more (got ${o.infraRetries}).`);
   const targets = [o.virtual, o.allDevices, o.device.length > 0].filter(Boolean).length;
@@ -72,6 +78,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (o.api !== undefined && !o.virtual) throw new UsageError('--api picks the API level of the virtual device: use it with --virtual.');
   if (o.latency !== undefined && !o.virtual) throw new UsageError('--latency slows down the packets of the virtual device: use it with --virtual.');
   assertBugNames(o.bug);
+  checkAppiumFlags(o);
   if (o.api !== undefined && o.api !== 30 && o.api !== 33 && o.api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${o.api}).`);
   // A malformed $ANDROID_ADB_SERVER_PORT is bad input too: refused now, not after the config.
   if (o.adbPort === undefined) defaultAdbPort();
@@ -110,12 +117,14 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
   // and only then adb and the devices.
   const o = readRunOptions(opts);
   const scenarios = chooseScenarios(o);
+  const appium = o.appium === undefined ? undefined : await AppiumRun.prepare({ ...o, appium: o.appium });
   const config = await resolveConfig(o);
   const startedAt = new Date();
   const t0 = performance.now();
   const progress = (text: string): void => io.stderr(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${text}\n`);
   const out = o.out === undefined ? undefined : resolve(o.out);
   if (out !== undefined && o.out !== undefined) await prepareOutputDirectory(out, o.out);
+  await appium?.check({ host: o.adbHost, port: o.adbPort ?? defaultAdbPort() }, progress);
 
   const stop = new AbortController();
   const onSignal = (sig: NodeJS.Signals): void => {
@@ -127,7 +136,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
   const resolver = new AdbEndpointResolver(o, progress);
   let devices: ResolvedDevices | undefined;
   try {
-    devices = await resolver.resolve();
+    devices = appium === undefined ? await resolver.resolve() : await appium.resolve(resolver, config);
     await refuseUnrestored(devices.serials.filter((serial) => !devices!.created.includes(serial)));
     const { scenarios: scenarioReports, devices: deviceReports, history } = await runTrials({
       scenarios,
@@ -139,6 +148,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
       out,
       signal: stop.signal,
     });
+    for (const line of appium?.traffic() ?? []) progress(line);
     const verdict = mergeVerdicts([mergeScenarioVerdicts(scenarioReports.map((s) => s.verdict)), ...deviceReports.map((d) => (d.tainted ? 'unknown' : 'pass' as const))]);
     const report: RunReport = {
       verdict: stop.signal.aborted ? mergeVerdicts([verdict, 'unknown']) : verdict,

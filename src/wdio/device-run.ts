@@ -1,7 +1,8 @@
 /**
- * One wdio worker's device: the AppiumDevice over the worker's WebDriver session, its adb
- * companion for what WebDriver cannot carry, the DeviceSession that leases and restores the
- * device, and the per-scenario bookkeeping (notification cross-check, reports).
+ * One WebdriverIO worker's device (`dedup-verify/wdio`): the AppiumDevice over the worker's
+ * WebDriver session, its adb companion for what WebDriver cannot carry, the DeviceSession that
+ * leases and restores the device, and the per-scenario bookkeeping (notification cross-check,
+ * reports).
  *
  * What travels over WebDriver: every shell command (`mobile: shell`), file pulls and pushes
  * (`pullFile`/`pushFile`) and the notification buffer (`mobile: getNotifications`). What travels
@@ -10,21 +11,21 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AdbDevice } from '../../src/device/adb-device.js';
-import { AppiumDevice, type AppiumSession, type NotificationBuffer } from '../../src/device/appium-device.js';
-import { crossCheckNotifications, eventLogPosts, type NotificationCrossCheck } from '../../src/android/appium-notifications.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import { DEFAULT_CONFIG_FILE, type Config } from '../../src/config/types.js';
-import { DeviceSession, type ScenarioOutcome } from '../../src/harness/device-session.js';
-import { SCENARIOS } from '../../src/scenarios/index.js';
-import { selectScenarios } from '../../src/harness/select.js';
-import type { Scenario } from '../../src/harness/types.js';
-import { describeAnomaly, mergeScenarioVerdicts } from '../../src/report/merge.js';
-import { writeJsonReport } from '../../src/report/json.js';
-import { writeJunit } from '../../src/report/junit.js';
-import type { RunReport, ScenarioReport } from '../../src/report/types.js';
-import { describeError } from '../../src/errors.js';
-import { VERSION } from '../../src/version.js';
+import { AdbDevice } from '../device/adb-device.js';
+import { AppiumDevice, type AppiumSession, type NotificationBuffer } from '../device/appium-device.js';
+import { crossCheckNotifications, eventLogPosts, type NotificationCrossCheck } from '../android/appium-notifications.js';
+import { loadConfig } from '../config/load-config.js';
+import { DEFAULT_CONFIG_FILE, type Config } from '../config/types.js';
+import { DeviceSession, type ScenarioOutcome } from '../harness/device-session.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import { selectScenarios } from '../harness/select.js';
+import type { Scenario } from '../harness/types.js';
+import { describeAnomaly, mergeScenarioVerdicts } from '../report/merge.js';
+import { writeJsonReport } from '../report/json.js';
+import { writeJunit } from '../report/junit.js';
+import type { RunReport, ScenarioReport } from '../report/types.js';
+import { describeError } from '../errors.js';
+import { VERSION } from '../version.js';
 
 export interface DeviceRunEnv {
   readonly configPath: string;
