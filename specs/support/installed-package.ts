@@ -10,7 +10,7 @@
  * (npx wdio and its workers) is waited for, and stopped, as a whole.
  */
 import { execFile, spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,11 +39,6 @@ export function exec(command: string, args: readonly string[], options: { cwd: s
   });
 }
 
-/** The version of a package installed in the project (to install the same one elsewhere). */
-export async function projectVersionOf(name: string): Promise<string> {
-  return (JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 export interface InstalledPackage {
   /** The temp folder holding the tarball and the user's folder (remove it when done). */
   readonly work: string;
@@ -58,8 +53,13 @@ function check(step: string, r: Exec): void {
   if (r.code !== 0) throw new Error(`${step} failed (${r.code}):\n${(r.stdout + r.stderr).slice(-3000)}`);
 }
 
-/** Builds, packs and installs the package, with `extra` packages (`name@version`) beside it. */
-export async function installPackage(tempPrefix: string, extra: readonly string[] = []): Promise<InstalledPackage> {
+/**
+ * Builds, packs and installs the package, with `extra` packages (`name@version`) installed beside
+ * it and `linked` packages of the project's own node_modules linked beside it (with their bins):
+ * a user's own copy of a peer such as webdriverio, without installing its hundreds of
+ * dependencies again (Node resolves a linked package's own imports from where it really lies).
+ */
+export async function installPackage(tempPrefix: string, extra: readonly string[] = [], linked: readonly string[] = []): Promise<InstalledPackage> {
   const work = await mkdtemp(join(tmpdir(), tempPrefix));
   try {
     check('npm run build', await exec('npm', ['run', 'build'], { cwd: ROOT }));
@@ -85,11 +85,24 @@ export async function installPackage(tempPrefix: string, extra: readonly string[
     } else {
       check('npm rebuild better-sqlite3', await exec('npm', ['rebuild', 'better-sqlite3'], { cwd: app, timeoutMs: 600_000 }));
     }
+    for (const name of linked) await linkProjectPackage(app, name);
     return { work, tarball, entries: list.stdout.split('\n').filter((l) => l !== ''), app };
   } catch (e) {
     await rm(work, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** node_modules/NAME → the project's copy, and its bins into node_modules/.bin. */
+async function linkProjectPackage(app: string, name: string): Promise<void> {
+  const source = join(ROOT, 'node_modules', name);
+  const target = join(app, 'node_modules', name);
+  await mkdir(dirname(target), { recursive: true });
+  await symlink(source, target, 'dir');
+  const manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as { name: string; bin?: string | Record<string, string> };
+  const bins = typeof manifest.bin === 'string' ? { [manifest.name.split('/').pop() ?? manifest.name]: manifest.bin } : (manifest.bin ?? {});
+  await mkdir(join(app, 'node_modules', '.bin'), { recursive: true });
+  for (const [bin, path] of Object.entries(bins)) await symlink(join(source, path), join(app, 'node_modules', '.bin', bin));
 }
 
 export interface GroupResult {

@@ -1,7 +1,7 @@
 /**
  * Both device-farm paths from the installed package, as a user gets them: the tarball installed
- * into an empty folder beside webdriverio and WebdriverIO's testrunner (@wdio/cli, local
- * runner, mocha framework, spec reporter), a real Appium 3 server with the UiAutomator2 driver
+ * into an empty folder, with webdriverio and WebdriverIO's testrunner (@wdio/cli, local
+ * runner, mocha framework, spec reporter) beside it as the user's own packages, a real Appium 3 server with the UiAutomator2 driver
  * started here (the project's own), the real adb on a private port and virtual devices reached
  * with `adb connect`.
  * - `dedup-verify run --appium URL` opens one WebDriver session per device itself, with the
@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { freePort, startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';
 import { startLocalAppiumServer, type LocalAppiumServer } from '../../src/device/appium-server.js';
-import { ROOT, cleanEnv, exec, installPackage, projectVersionOf, runInGroup, type Exec, type InstalledPackage } from '../support/installed-package.js';
+import { ROOT, cleanEnv, exec, installPackage, runInGroup, type Exec, type InstalledPackage } from '../support/installed-package.js';
 
 const CONFIG = join(ROOT, 'fixtures', 'reference-app.config.json');
 
@@ -55,10 +55,10 @@ describe('the installed package on a device farm: run --appium and dedup-verify/
 
   before(async function () {
     this.timeout(900_000);
-    const versions = await Promise.all(
-      ['webdriverio', '@wdio/cli', '@wdio/local-runner', '@wdio/mocha-framework', '@wdio/spec-reporter'].map(async (name) => `${name}@${await projectVersionOf(name)}`),
-    );
-    pkg = await installPackage('dv-farm-package-', versions);
+    // WebdriverIO and its testrunner are the user's own packages: linked from the project's
+    // node_modules rather than installed again (the farm-from-package acceptance check does the
+    // full `npm install TGZ webdriverio`).
+    pkg = await installPackage('dv-farm-package-', [], ['webdriverio', '@wdio/cli', '@wdio/local-runner', '@wdio/mocha-framework', '@wdio/spec-reporter']);
     work = await mkdtemp(join(tmpdir(), 'dv-farm-package-out-'));
     adb = await startAdbServer();
     good = await devices.startMany(3);
