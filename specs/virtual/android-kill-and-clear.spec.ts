@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { startFixtureServer, type FixtureServer } from '../../src/feed/fixture-server.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { testDevices } from '../support/virtual-devices.js';
+import { waitFor as waitUntil } from '../support/wait.js';
 
 const PKG = 'com.example.feednotifier';
 const NS = 'androidx.work.systemjobscheduler';
@@ -68,15 +69,7 @@ describe('android model: am kill spares a running worker; pm clear revokes POST_
       return { out: res.stdout.toString('utf8'), err: res.stderr, code: res.code };
     };
     const lines = async (cmd: string): Promise<string[]> => (await sh(cmd)).out.split('\n').filter((l) => l.trim() !== '');
-    const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const v = await probe();
-        if (v !== undefined) return v;
-        if (Date.now() > deadline) throw new Error(`API ${apiLevel}: timed out waiting for ${what}`);
-        await new Promise((res) => setTimeout(res, 100));
-      }
-    };
+    const waitFor = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => waitUntil(`API ${apiLevel}: ${what}`, probe);
     const results = async (): Promise<number> => (await lines('logcat -d -s WM-WorkerWrapper')).filter((l) => l.includes('Worker result')).length;
     return {
       sh,

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '../../src/feed/fixture-server.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { testDevices } from '../support/virtual-devices.js';
+import { waitFor } from '../support/wait.js';
 
 const PKG = 'com.example.feednotifier';
 const NS = 'androidx.work.systemjobscheduler';
@@ -55,15 +56,6 @@ describe('android model: the reference app on API 34 (adb only)', function () {
     return { out: r.stdout.toString('utf8'), err: r.stderr, code: r.code };
   };
   const lines = async (cmd: string): Promise<string[]> => (await sh(cmd)).out.split('\n').filter((l) => l.trim() !== '');
-  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
   const enqueueEvents = async (): Promise<string[]> => (await lines('logcat -b events -d')).filter((l) => l.includes(' notification_enqueue: ') && l.includes(PKG));
   const results = async (): Promise<string[]> => (await lines('logcat -d -s WM-WorkerWrapper')).filter((l) => l.includes('Worker result'));
   const waitResults = (n: number): Promise<string[]> => waitFor(`${n} WM-WorkerWrapper result lines`, async () => ((await results()).length >= n ? results() : undefined));

@@ -22,6 +22,7 @@ import { parseDumpsysPackage } from '../../src/android/parsers/packages.js';
 import { startFixtureServer, type FixtureServer } from '../../src/feed/fixture-server.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { testDevices } from '../support/virtual-devices.js';
+import { waitFor } from '../support/wait.js';
 
 const PKG = 'com.example.feednotifier';
 const HOUR = 3_600_000;
@@ -58,15 +59,6 @@ describe('capture and doctor --capture (virtual devices, real adb)', function ()
     const r = await adb.adb(['-s', serial, 'shell', cmd]);
     return { out: r.stdout.toString('utf8'), err: r.stderr, code: r.code };
   };
-  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
   const results = async (serial: string): Promise<number> => (await sh(serial, 'logcat -d -s WM-WorkerWrapper')).out.split('\n').filter((l) => l.includes('Worker result')).length;
   const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
     let out = '';
@@ -84,14 +76,14 @@ describe('capture and doctor --capture (virtual devices, real adb)', function ()
     await adb.connect(d.serial);
     expect((await adb.adb(['-s', d.serial, 'reverse', 'tcp:8765', `tcp:${fixture.port}`])).code).to.equal(0);
     expect((await sh(d.serial, `am start -n ${PKG}/.MainActivity`)).code).to.equal(0);
-    await waitFor('the first period', async () => ((await results(d.serial)) >= 1 ? true : undefined));
-    const job = await waitFor('the next period\'s job', async () => jobsOfPackage(parseDumpsysJobs((await sh(d.serial, `dumpsys jobscheduler ${PKG}`)).out), PKG)[0]);
+    await waitFor('the first period', async () => ((await results(d.serial)) >= 1 ? true : undefined), 30_000);
+    const job = await waitFor('the next period\'s job', async () => jobsOfPackage(parseDumpsysJobs((await sh(d.serial, `dumpsys jobscheduler ${PKG}`)).out), PKG)[0], 30_000);
     const now = Number((await sh(d.serial, 'date +%s%3N')).out.trim()) + 25 * HOUR;
     expect((await sh(d.serial, `cmd alarm set-time ${now}`)).code).to.equal(0);
     fixture.setFeed({ xml: rss(now) });
     const ns = job.namespace !== null ? `-n ${job.namespace} ` : '';
     expect((await sh(d.serial, `cmd jobscheduler run -f ${ns}${PKG} ${job.jobId}`)).out).to.equal('Running job [FORCED]\n');
-    await waitFor('the forced run\'s result', async () => ((await results(d.serial)) >= 2 ? true : undefined));
+    await waitFor('the forced run\'s result', async () => ((await results(d.serial)) >= 2 ? true : undefined), 30_000);
     serials.set(api, d.serial);
     return d.serial;
   }

@@ -7,73 +7,14 @@
  * testcase names that device while the correct device's testcase passes.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, type AdbServer } from '../support/adb-server.js';
 import { virtualLab } from '../support/lab.js';
+import { runInGroup } from '../support/process-group.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-interface WdioResult {
-  readonly code: number | null;
-  readonly output: string;
-}
-
-/** True while any process of the group `pgid` is alive (kill(2) with signal 0). */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Waits until every process of the wdio run's group is gone: the Appium server @wdio/appium-service
- * started goes on deleting its sessions (adb commands) for a moment after wdio exits, and the adb
- * server must outlive that or an adb client would start a new one.
- */
-async function waitForGroupExit(pgid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (groupAlive(pgid)) {
-    if (Date.now() > deadline) {
-      process.kill(-pgid, 'SIGKILL');
-      throw new Error(`processes of the wdio run (group ${pgid}) were still running ${timeoutMs} ms after it exited`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Runs `npx wdio run wdio.conf.ts` in its own process group (stopped as a group if it hangs). */
-async function runWdio(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<WdioResult> {
-  const { result, pgid } = await startWdio(env, timeoutMs);
-  await waitForGroupExit(pgid, 20_000);
-  return result;
-}
-
-function startWdio(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ result: WdioResult; pgid: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['wdio', 'run', 'wdio.conf.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      reject(new Error(`npx wdio run did not finish within ${timeoutMs} ms:\n${output.slice(-3000)}`));
-    }, timeoutMs);
-    child.once('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ result: { code, output }, pgid: child.pid ?? 0 });
-    });
-  });
-}
 
 interface Report {
   verdict: string;
@@ -104,7 +45,8 @@ describe('npx wdio run wdio.conf.ts on two virtual devices through a real Appium
     });
     const correctEnv = await envFor('correct', [g1!.serial, g2!.serial]);
     const mixedEnv = await envFor('mixed', [g3!.serial, bad.serial]);
-    const [correct, mixed] = await Promise.all([runWdio(correctEnv, 110_000), runWdio(mixedEnv, 110_000)]);
+    const wdio = (env: NodeJS.ProcessEnv) => runInGroup('npx', ['wdio', 'run', 'wdio.conf.ts'], { cwd: ROOT, env: { ...process.env, ...env }, timeoutMs: 110_000 });
+    const [correct, mixed] = await Promise.all([wdio(correctEnv), wdio(mixedEnv)]);
 
     expect(correct.code, correct.output.slice(-3000)).to.equal(0);
     for (const d of [g1!, g2!]) {
