@@ -187,7 +187,7 @@ Environment:
   command('lint')
     .description("Static checks on the app's Kotlin/Java sources and Room schema JSON (no device needed).")
     .argument('<path...>', 'source files or directories')
-    .option('--json', 'print { findings, filesScanned, unresolved } as JSON')
+    .option('--json', 'print { findings, filesScanned, unresolved, notes } as JSON')
     .addHelpText('after', examples('$ dedup-verify lint app/src/main', '$ dedup-verify lint app/src app/schemas --json') + `\n${EXIT_CODES}`)
     .action(async (paths: string[], opts: Record<string, unknown>) => {
       const { runLint } = await import('./commands/lint.js');

@@ -119,6 +119,15 @@ const HTTP_CONSTANTS: Readonly<Record<string, number>> = {
   HTTP_UNAVAILABLE: 503,
   HTTP_GATEWAY_TIMEOUT: 504,
 };
+/**
+ * androidx.work `PeriodicWorkRequest` limits, in milliseconds (work-runtime
+ * `src/main/java/androidx/work/PeriodicWorkRequest.kt`, companion object:
+ * `MIN_PERIODIC_INTERVAL_MILLIS = 15 * 60 * 1000L`, `MIN_PERIODIC_FLEX_MILLIS = 5 * 60 * 1000L`).
+ */
+const WORK_CONSTANTS: Readonly<Record<string, number>> = {
+  MIN_PERIODIC_INTERVAL_MILLIS: 900_000,
+  MIN_PERIODIC_FLEX_MILLIS: 300_000,
+};
 const PACKAGE_ROOTS = new Set(['java', 'javax', 'kotlin', 'kotlinx', 'android', 'androidx', 'com', 'org', 'net', 'io', 'dev', 'app']);
 const PRIMITIVE_CASTS: Readonly<Record<string, NumberType>> = { long: NumberType.Long, int: NumberType.Int, double: NumberType.Double, float: NumberType.Double, short: NumberType.Int, byte: NumberType.Int };
 
@@ -642,6 +651,9 @@ class ExpressionEvaluator {
     if (head === 'Duration') {
       if (second === 'ZERO') return this.properties({ kind: 'duration', ms: 0 }, path.slice(2));
       if (second === undefined) return { kind: 'namespace', name: 'Duration' };
+    }
+    if (head === 'PeriodicWorkRequest' && second !== undefined && WORK_CONSTANTS[second] !== undefined) {
+      return { kind: 'number', value: WORK_CONSTANTS[second], type: NumberType.Long };
     }
     if (head === 'HttpURLConnection' && second !== undefined && HTTP_CONSTANTS[second] !== undefined) {
       return { kind: 'number', value: HTTP_CONSTANTS[second], type: NumberType.Int };

@@ -18,6 +18,44 @@ export const ClassKeyword = {
 } as const;
 export type ClassKeyword = (typeof ClassKeyword)[keyof typeof ClassKeyword];
 
+/** A type as written: its (possibly qualified) name and its type arguments. */
+export interface TypeRef {
+  readonly name: string;
+  readonly args: readonly TypeRef[];
+}
+
+/** Parses a type written at token `k` (`Foo`, `a.b.Foo<Bar>?`, `List<out Item>`, `String[]`); `next` is the index after it. */
+export function parseType(unit: SourceUnit, k: number): { type: TypeRef | undefined; next: number } {
+  const toks = unit.tokens;
+  if (!isIdent(toks[k])) return { type: undefined, next: k };
+  const q = qualifiedName(unit, k);
+  let next = q.next;
+  const args: TypeRef[] = [];
+  if (isOp(toks[next], '<')) {
+    const end = skipAngles(unit, next);
+    if (end > next) {
+      let m = next + 1;
+      while (m < end - 1) {
+        while (isIdent(toks[m], /^(out|in|extends|super|final)$/) || isOp(toks[m], '?') || isOp(toks[m], '*')) m++;
+        const inner = parseType(unit, m);
+        if (inner.type) args.push(inner.type);
+        m = Math.max(inner.next, m + 1);
+        while (m < end - 1 && !isOp(toks[m], ',')) m = isOp(toks[m], '<') ? Math.max(skipAngles(unit, m), m + 1) : m + 1;
+        m++;
+      }
+      next = end;
+    }
+  }
+  if (isOp(toks[next], '?')) next++;
+  let name = q.name;
+  while (isOp(toks[next], '[') && isOp(toks[next + 1], ']')) {
+    next += 2;
+    name = 'Array';
+    args.splice(0, args.length, { name: q.name, args: [] });
+  }
+  return { type: { name, args }, next };
+}
+
 export interface Annotation {
   readonly name: string;
   /** The decoded string literals among its arguments, concatenated per argument. */
@@ -38,6 +76,8 @@ export interface ClassDecl {
   /** `{`…`}` inclusive, when the class has a body. */
   readonly body: Range | undefined;
   readonly parent: ClassDecl | undefined;
+  /** Kotlin primary constructor parameters (visible in the class body's initializers; `val`/`var` ones are properties). */
+  readonly primaryParams: readonly ParamDecl[];
 }
 
 export interface ParamDecl {
@@ -46,6 +86,12 @@ export interface ParamDecl {
   readonly annotations: readonly Annotation[];
   /** Simple name of the declared type, when written. */
   readonly typeName: string | undefined;
+  /** The declared type, when written. */
+  readonly type: TypeRef | undefined;
+  /** Kotlin: a default value is given (`x: Long = System.currentTimeMillis()`): its range. */
+  readonly defaultValue: Range | undefined;
+  /** Kotlin primary constructor: declared `val`/`var` (a property of the class). */
+  readonly property: boolean;
 }
 
 export interface FunctionDecl {
@@ -57,6 +103,12 @@ export interface FunctionDecl {
   readonly body: Range | undefined;
   readonly owner: ClassDecl | undefined;
   readonly annotations: readonly Annotation[];
+  /** The declared return type (Java constructors: their class); undefined when not written. */
+  readonly returnType: TypeRef | undefined;
+  /** Kotlin extension functions: the receiver type (`fun Foo.bar()` → Foo). */
+  readonly receiverType: TypeRef | undefined;
+  /** Java constructor. */
+  readonly constructor: boolean;
 }
 
 export interface Declarations {
@@ -148,6 +200,7 @@ function parseParams(unit: SourceUnit, open: number): ParamDecl[] {
     // Named-argument detection does not apply to declarations; re-derive the real start.
     let s = arg.name !== undefined ? arg.start - 2 : arg.start;
     const annotations: Annotation[] = [];
+    let property = false;
     // leading annotations and modifiers
     for (;;) {
       if (isOp(unit.tokens[s], '@')) {
@@ -168,6 +221,7 @@ function parseParams(unit: SourceUnit, open: number): ParamDecl[] {
         continue;
       }
       if (isIdent(unit.tokens[s], /^(val|var|vararg|final|private|public|protected|internal|override|noinline|crossinline)$/) && isIdent(unit.tokens[s + 1])) {
+        if (isIdent(unit.tokens[s], /^(val|var)$/)) property = true;
         s++;
         continue;
       }
@@ -177,11 +231,18 @@ function parseParams(unit: SourceUnit, open: number): ParamDecl[] {
       const nameTok = unit.tokens[s];
       if (nameTok?.kind !== TokenKind.Identifier) continue;
       let typeName: string | undefined;
+      let type: TypeRef | undefined;
+      let defaultValue: Range | undefined;
       if (isOp(unit.tokens[s + 1], ':')) {
         const q = qualifiedName(unit, s + 2);
         typeName = q.name.split('.').pop();
+        const pt = parseType(unit, s + 2);
+        type = pt.type;
+        let m = pt.next;
+        while (m <= arg.end && !isOp(unit.tokens[m], '=')) m = skipGroup(unit, m);
+        if (isOp(unit.tokens[m], '=') && m < arg.end) defaultValue = { start: m + 1, end: arg.end };
       }
-      params.push({ name: nameTok.value, index: s, annotations, typeName });
+      params.push({ name: nameTok.value, index: s, annotations, typeName, type, defaultValue, property });
     } else {
       // Java: the last identifier is the name; the first (qualified) one is the type.
       let last = -1;
@@ -191,7 +252,7 @@ function parseParams(unit: SourceUnit, open: number): ParamDecl[] {
       }
       if (last < 0) continue;
       const q = qualifiedName(unit, s);
-      params.push({ name: (unit.tokens[last] as Token).value, index: last, annotations, typeName: q.name.split('.').pop() });
+      params.push({ name: (unit.tokens[last] as Token).value, index: last, annotations, typeName: q.name.split('.').pop(), type: parseType(unit, s).type, defaultValue: undefined, property: false });
     }
   }
   return params;
@@ -222,6 +283,8 @@ function kotlinSupertypes(unit: SourceUnit, colon: number, stop: number): { name
   return { names, superCallOpen };
 }
 
+const toks = (unit: SourceUnit): readonly Token[] => unit.tokens;
+
 /** Finds the `{` that opens a Kotlin class body after the header starting at `k`, or -1. */
 function kotlinBodyOpen(unit: SourceUnit, k: number): { open: number; colon: number; headerEnd: number } {
   let colon = -1;
@@ -230,7 +293,17 @@ function kotlinBodyOpen(unit: SourceUnit, k: number): { open: number; colon: num
     const t = unit.tokens[i] as Token;
     if (t.kind === TokenKind.Operator) {
       if (t.text === '{') return { open: i, colon, headerEnd: i };
-      if (t.text === '@' && t.newlineBefore) return { open: -1, colon, headerEnd: i };
+      if (t.text === '@' && t.newlineBefore) {
+        // `class Foo\n  @Inject constructor(…)`: annotations of the primary constructor
+        let m = i;
+        while (isOp(toks(unit)[m], '@')) {
+          m = qualifiedName(unit, m + 1).next;
+          if (isOp(toks(unit)[m], '(')) m = skipGroup(unit, m);
+        }
+        if (!isIdent(toks(unit)[m], 'constructor')) return { open: -1, colon, headerEnd: i };
+        i = m;
+        continue;
+      }
       if (t.text === '}' || t.text === ';' || t.text === ')' || t.text === ']' || t.text === '=') return { open: -1, colon, headerEnd: i };
       if (t.text === ':' && colon < 0) colon = i;
       if (t.text === '(' || t.text === '[') {
@@ -244,7 +317,7 @@ function kotlinBodyOpen(unit: SourceUnit, k: number): { open: number; colon: num
           continue;
         }
       }
-    } else if (t.kind === TokenKind.Identifier && t.newlineBefore && i > k) {
+    } else if (t.kind === TokenKind.Identifier && t.newlineBefore && i > k && t.value !== 'constructor') {
       const prev = unit.tokens[i - 1] as Token;
       const continued = isOp(prev, ':') || isOp(prev, ',') || isOp(prev, '.');
       if (!continued) return { open: -1, colon, headerEnd: i };
@@ -255,7 +328,7 @@ function kotlinBodyOpen(unit: SourceUnit, k: number): { open: number; colon: num
 }
 
 function findClasses(unit: SourceUnit): ClassDecl[] {
-  const raw: Array<Omit<ClassDecl, 'parent'>> = [];
+  const raw: Array<Omit<ClassDecl, 'parent' | 'primaryParams'> & { primaryParams?: readonly ParamDecl[] }> = [];
   const toks = unit.tokens;
   const kotlin = unit.language === 'kotlin';
   for (let i = 0; i < toks.length; i++) {
@@ -269,6 +342,14 @@ function findClasses(unit: SourceUnit): ClassDecl[] {
         if (nameTok?.kind !== TokenKind.Identifier) continue;
         const isEnum = isIdent(prev, 'enum');
         const h = kotlinBodyOpen(unit, i + 2);
+        let ctor = i + 2;
+        if (isOp(toks[ctor], '<')) ctor = skipAngles(unit, ctor);
+        while (isOp(toks[ctor], '@') || isIdent(toks[ctor], /^(private|internal|protected|public|constructor)$/)) {
+          if (isOp(toks[ctor], '@')) ctor = qualifiedName(unit, ctor + 1).next;
+          else ctor++;
+          if (isOp(toks[ctor], '(') && !isIdent(toks[ctor - 1], 'constructor') && isOp(toks[ctor - 2], '@')) ctor = skipGroup(unit, ctor);
+        }
+        const primaryParams = isOp(toks[ctor], '(') && (h.colon < 0 || ctor < h.colon) && (h.open < 0 || ctor < h.open) ? parseParams(unit, ctor) : [];
         const sup = h.colon >= 0 ? kotlinSupertypes(unit, h.colon, h.headerEnd) : { names: [], superCallOpen: -1 };
         raw.push({
           name: nameTok.value,
@@ -277,6 +358,7 @@ function findClasses(unit: SourceUnit): ClassDecl[] {
           superCallOpen: sup.superCallOpen,
           index: i,
           body: h.open >= 0 ? { start: h.open, end: unit.match[h.open] ?? toks.length - 1 } : undefined,
+          primaryParams,
         });
       } else if (t.value === 'object') {
         const companion = isIdent(prev, 'companion');
@@ -363,7 +445,7 @@ function findClasses(unit: SourceUnit): ClassDecl[] {
         if (!parent || (parent.body && p.body.start > parent.body.start)) parent = p;
       }
     }
-    result.push({ ...c, parent });
+    result.push({ ...c, primaryParams: c.primaryParams ?? [], parent });
   }
   return result;
 }
@@ -391,6 +473,7 @@ function findFunctions(unit: SourceUnit, classes: readonly ClassDecl[]): Functio
       let k = i + 1;
       if (isOp(toks[k], '<')) k = skipAngles(unit, k);
       let nameIndex = -1;
+      const receiverStart = k;
       while (k < toks.length && !isOp(toks[k], '(')) {
         if (toks[k]?.kind === TokenKind.Identifier) nameIndex = k;
         else if (isOp(toks[k], '<')) {
@@ -399,15 +482,19 @@ function findFunctions(unit: SourceUnit, classes: readonly ClassDecl[]): Functio
             k = n;
             continue;
           }
-        } else if (!isOp(toks[k], '.') && !isOp(toks[k], '?')) break;
+        } else if (!isOp(toks[k], '.') && !isOp(toks[k], '?') && !isOp(toks[k], '?.')) break;
         k++;
       }
       if (nameIndex < 0 || !isOp(toks[k], '(')) continue; // `fun interface`, anonymous `fun(`
+      const written = nameIndex > receiverStart ? parseType(unit, receiverStart).type : undefined;
+      const fnName = (toks[nameIndex] as Token).value;
+      const receiverType = written && written.name.endsWith(`.${fnName}`) ? { name: written.name.slice(0, -fnName.length - 1), args: written.args } : written;
       const paramsOpen = k;
       const paramsClose = unit.match[paramsOpen] ?? -1;
       if (paramsClose < 0) continue;
       let body: Range | undefined;
       let m = paramsClose + 1;
+      const returnType = isOp(toks[m], ':') ? parseType(unit, m + 1).type : undefined;
       while (m < toks.length) {
         const x = toks[m] as Token;
         if (isOp(x, '{')) {
@@ -444,6 +531,9 @@ function findFunctions(unit: SourceUnit, classes: readonly ClassDecl[]): Functio
         body,
         owner: innermostClassAt(classes, i),
         annotations: annotationsBefore(unit, i),
+        returnType,
+        receiverType,
+        constructor: false,
       });
     } else {
       if (JAVA_NOT_METHODS.has(t.value)) continue;
@@ -463,18 +553,44 @@ function findFunctions(unit: SourceUnit, classes: readonly ClassDecl[]): Functio
       let body: Range | undefined;
       if (isOp(toks[m], '{')) body = { start: m, end: unit.match[m] ?? toks.length - 1 };
       else if (!isOp(toks[m], ';')) continue;
+      const owner = innermostClassAt(classes, i);
+      const constructor = owner !== undefined && owner.name === t.value && prev.kind !== TokenKind.Identifier ? true : owner !== undefined && owner.name === t.value && isIdent(prev, /^(public|private|protected)$/);
       out.push({
         name: t.value,
         nameIndex: i,
         paramsOpen,
         params: parseParams(unit, paramsOpen),
         body,
-        owner: innermostClassAt(classes, i),
+        owner,
         annotations: annotationsBefore(unit, i),
+        returnType: constructor ? { name: t.value, args: [] } : javaReturnType(unit, i),
+        receiverType: undefined,
+        constructor,
       });
     }
   }
   return out;
+}
+
+/** The return type written before a Java method name at `i` (`List<Item> load(`, `long parse(`). */
+function javaReturnType(unit: SourceUnit, i: number): TypeRef | undefined {
+  const toks = unit.tokens;
+  let k = i - 1;
+  while (isOp(toks[k], ']') && isOp(toks[k - 1], '[')) k -= 2;
+  if (isOp(toks[k], '>')) {
+    let depth = 0;
+    for (; k >= 0; k--) {
+      if (isOp(toks[k], '>')) depth++;
+      else if (isOp(toks[k], '<')) {
+        depth--;
+        if (depth === 0) break;
+      }
+    }
+    k--;
+  }
+  if (!isIdent(toks[k]) || isIdent(toks[k], /^(void|public|private|protected|static|final|abstract|synchronized|native|default)$/)) return undefined;
+  while (isOp(toks[k - 1], '.') && isIdent(toks[k - 2])) k -= 2;
+  return parseType(unit, k).type;
 }
 
 export function findDeclarations(unit: SourceUnit): Declarations {

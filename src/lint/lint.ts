@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import type { Finding, LintResult, Project, RuleOutput, SourceText, UnresolvedNote } from './model.js';
 import { RuleId } from './model.js';
 import { buildProject } from './project.js';
+import { scheduleNotes } from './schedule.js';
 import { checkChannelOnlyInActivity } from './rules/channel-only-in-activity.js';
 import { checkDateDefaultsToNow } from './rules/date-defaults-to-now.js';
 import { checkDedupOnTitle } from './rules/dedup-on-title.js';
@@ -60,7 +61,7 @@ export function lintSources(sources: readonly SourceText[]): LintResult {
     seen.add(key);
     return true;
   });
-  return { findings: unique.sort(compareLocation), filesScanned: scanned, unresolved: unresolved.sort(compareLocation) };
+  return { findings: unique.sort(compareLocation), filesScanned: scanned, unresolved: unresolved.sort(compareLocation), notes: scheduleNotes(project) };
 }
 
 /**

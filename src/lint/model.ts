@@ -45,10 +45,18 @@ export interface UnresolvedNote {
   readonly message: string;
 }
 
+/** What the linter could not check and why (no WorkManager schedule found, and what was found instead). */
+export interface LintNote {
+  readonly file?: string;
+  readonly line?: number;
+  readonly message: string;
+}
+
 export interface LintResult {
   readonly findings: readonly Finding[];
   readonly filesScanned: number;
   readonly unresolved: readonly UnresolvedNote[];
+  readonly notes: readonly LintNote[];
 }
 
 /** A file given to the linter: its display path and its text. */

@@ -14,6 +14,7 @@ import type { Range } from './syntax.js';
 import { callOpenParen, isCallAt, matchBrackets } from './syntax.js';
 import type { Token } from './tokenizer.js';
 import { TokenKind, isIdent, isOp, languageOf, tokenize } from './tokenizer.js';
+import { resolverOf } from './resolve.js';
 
 export function parseSourceFile(path: string, text: string): ParsedFile | undefined {
   const language = languageOf(path);
@@ -140,42 +141,25 @@ function isDeclarationName(file: ParsedFile, i: number): boolean {
   return file.decls.functions.some((f) => f.nameIndex === i);
 }
 
-/** Names of the functions called inside a function body. */
-export function calleeNames(ref: FunctionRef): Set<string> {
-  const names = new Set<string>();
-  const body = ref.fn.body;
-  if (!body) return names;
-  for (let i = body.start; i <= body.end; i++) {
-    const t = ref.file.tokens[i] as Token;
-    // `super.onCreate()` runs the framework's method, not a project function of that name
-    if (t.kind === TokenKind.Identifier && isCallAt(ref.file, i) && !(isOp(ref.file.tokens[i - 1], '.') && isIdent(ref.file.tokens[i - 2], 'super'))) {
-      names.add(t.value);
-    }
-    // method references `::createChannel`, `this::notify`
-    if (isOp(t, '::') && isIdent(ref.file.tokens[i + 1])) names.add((ref.file.tokens[i + 1] as Token).value);
-  }
-  return names;
-}
-
 /**
- * Functions reachable from `roots` through calls by simple name (the roots included). With
- * `sameClass`, only functions of the same top-level class are followed.
+ * Functions reachable from `roots` through calls resolved by receiver type, class, imports and
+ * package (resolve.ts), the roots included. With `sameClass`, only functions of the same
+ * top-level class are followed.
  */
 export function reachableFunctions(project: Project, roots: readonly FunctionRef[], sameClass = false): FunctionRef[] {
+  const resolver = resolverOf(project);
   const seen = new Set<FunctionDecl>();
   const out: FunctionRef[] = [];
   const queue = [...roots];
-  while (queue.length > 0) {
-    const ref = queue.shift() as FunctionRef;
+  for (let q = 0; q < queue.length; q++) {
+    const ref = queue[q] as FunctionRef;
     if (seen.has(ref.fn)) continue;
     seen.add(ref.fn);
     out.push(ref);
-    for (const name of calleeNames(ref)) {
-      for (const target of project.functionsByName.get(name) ?? []) {
-        if (seen.has(target.fn)) continue;
-        if (sameClass && (target.file !== ref.file || topClass(target.fn.owner) !== topClass(ref.fn.owner))) continue;
-        queue.push(target);
-      }
+    for (const target of resolver.callees(ref)) {
+      if (seen.has(target.fn)) continue;
+      if (sameClass && (target.file !== ref.file || topClass(target.fn.owner) !== topClass(ref.fn.owner))) continue;
+      queue.push(target);
     }
   }
   return out;
@@ -191,6 +175,7 @@ export function functionsOf(project: Project, file: ParsedFile, cls: ClassDecl):
 // ---------------------------------------------------------------------------------------------
 // Time
 
+const NOW_STARTS = new Set(['System', 'Clock', 'Date', 'new', 'Calendar']);
 const NOW_TYPES = new Set(['Instant', 'ZonedDateTime', 'OffsetDateTime', 'LocalDateTime', 'LocalDate']);
 const TIME_PROPS = new Set(['time', 'timeInMillis', 'epochSecond']);
 const TIME_METHODS = new Set(['toEpochMilli', 'getTime', 'getTimeInMillis', 'toEpochMilliseconds', 'toInstant', 'atZone', 'toEpochSecond']);
@@ -204,6 +189,8 @@ const TIME_METHODS = new Set(['toEpochMilli', 'getTime', 'getTimeInMillis', 'toE
  */
 export function nowExpressionEnd(file: ParsedFile, i: number): number {
   const t = file.tokens;
+  const first = t[i];
+  if (first === undefined || first.kind !== TokenKind.Identifier || !(NOW_STARTS.has(first.value) || NOW_TYPES.has(first.value) || /clock$/i.test(first.value))) return -1;
   const at = (k: number, s: string): boolean => isIdent(t[k], s);
   const dot = (k: number): boolean => isOp(t[k], '.');
   const emptyCall = (k: number): boolean => isOp(t[k], '(') && (file.match[k] ?? -1) === k + 1;
@@ -315,29 +302,7 @@ export function notifyCallsIn(ref: FunctionRef): number[] {
   return callsIn(ref.file, 'notify', ref.fn.body).filter((k) => isNotifyCall(ref.file, k));
 }
 
-/** Project functions that post a notification themselves or through what they call. */
-export function functionsThatNotify(project: Project): Set<FunctionDecl> {
-  const direct = new Set<FunctionDecl>();
-  for (const list of project.functionsByName.values()) for (const ref of list) if (notifyCallsIn(ref).length > 0) direct.add(ref.fn);
-  // propagate to callers until nothing changes
-  let changed = true;
-  const notifying = new Set(direct);
-  const names = (): Set<string> => new Set([...notifying].map((f) => f.name));
-  while (changed) {
-    changed = false;
-    const n = names();
-    for (const list of project.functionsByName.values()) {
-      for (const ref of list) {
-        if (notifying.has(ref.fn)) continue;
-        for (const c of calleeNames(ref)) {
-          if (n.has(c)) {
-            notifying.add(ref.fn);
-            changed = true;
-            break;
-          }
-        }
-      }
-    }
-  }
-  return notifying;
+/** True when the function posts a notification itself or through what it calls (resolved calls). */
+export function notifiesTransitively(project: Project, ref: FunctionRef): boolean {
+  return resolverOf(project).reaches(ref, 'notify', (r) => notifyCallsIn(r).length > 0);
 }

@@ -478,7 +478,14 @@ export function branchRange(unit: SourceUnit, s: number): Range {
     const inner = parseIf(unit, s);
     if (inner) return { start: s, end: (inner.otherwise ?? inner.then).end };
   }
-  const end = statementEnd(unit, s);
+  let end = statementEnd(unit, s);
+  // `if (c) a else b` on one line: the then branch stops before its `else`
+  for (let k = s + 1; k <= end; k = skipGroup(unit, k)) {
+    if (isIdent(unit.tokens[k], 'else')) {
+      end = k - 1;
+      break;
+    }
+  }
   return { start: s, end };
 }
 

@@ -66,15 +66,26 @@ const OPERATORS = [
   '->', '::', '?.', '?:', '!!', '..', '==', '!=', '<=', '>=', '&&', '||', '++', '--',
   '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<',
 ] as const;
+/** The operators by their first character, longest first. */
+const OPERATORS_BY_FIRST = new Map<string, string[]>();
+for (const op of OPERATORS) {
+  const list = OPERATORS_BY_FIRST.get(op[0] as string) ?? [];
+  list.push(op);
+  OPERATORS_BY_FIRST.set(op[0] as string, list);
+}
 // `>>` and `>>>` are deliberately not joined: they close nested generic types (`List<List<T>>`).
 
 const SINGLE = '(){}[],;.:?!=<>+-*/%&|^~@#';
 
 function isIdentStart(c: string): boolean {
-  return /[\p{L}_$]/u.test(c);
+  const k = c.charCodeAt(0);
+  if ((k >= 97 && k <= 122) || (k >= 65 && k <= 90) || k === 95 || k === 36) return true;
+  return k > 127 && /[\p{L}_$]/u.test(c);
 }
 function isIdentPart(c: string): boolean {
-  return /[\p{L}\p{Nd}_$]/u.test(c);
+  const k = c.charCodeAt(0);
+  if ((k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95 || k === 36) return true;
+  return k > 127 && /[\p{L}\p{Nd}_$]/u.test(c);
 }
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= '0' && c <= '9';
@@ -224,10 +235,14 @@ class Lexer {
       return this.make(TokenKind.Identifier, start, line, column, name);
     }
     if (isIdentStart(c)) {
-      while (this.pos < this.src.length && isIdentPart(this.src[this.pos] as string)) this.advance();
+      // identifiers hold no line breaks: move the column in one step
+      let end = this.pos + 1;
+      while (end < this.src.length && isIdentPart(this.src[end] as string)) end++;
+      this.col += end - this.pos;
+      this.pos = end;
       return this.make(TokenKind.Identifier, start, line, column, this.src.slice(start, this.pos));
     }
-    for (const op of OPERATORS) {
+    for (const op of OPERATORS_BY_FIRST.get(c) ?? []) {
       if (this.startsWith(op)) {
         if (op === '..<' && this.language === Language.Java) continue;
         this.advance(op.length);

@@ -57,7 +57,7 @@ describe('dedup-verify lint (CLI)', () => {
     expect(r.stderr).to.equal('');
     const parsed = JSON.parse(r.stdout) as unknown;
     expect(parsed).to.deep.equal(JSON.parse(JSON.stringify(await lintPaths(['fixtures/lint/window-vs-interval/bad-forms']))));
-    expect(Object.keys(parsed as object)).to.deep.equal(['findings', 'filesScanned', 'unresolved']);
+    expect(Object.keys(parsed as object)).to.deep.equal(['findings', 'filesScanned', 'unresolved', 'notes']);
     expect((parsed as { unresolved: unknown[] }).unresolved).to.have.length(1);
   });
 
@@ -71,7 +71,9 @@ describe('dedup-verify lint (CLI)', () => {
   it('--json with no findings exits 0', async () => {
     const r = await run('--json', 'fixtures/lint/comments-and-strings');
     expect(r.code).to.equal(0);
-    expect(JSON.parse(r.stdout)).to.deep.equal({ findings: [], filesScanned: 2, unresolved: [] });
+    const parsed = JSON.parse(r.stdout) as { notes: Array<{ message: string }> };
+    expect({ ...parsed, notes: [] }).to.deep.equal({ findings: [], filesScanned: 2, unresolved: [], notes: [] });
+    expect(parsed.notes.map((n) => n.message.split(';')[0])).to.deep.equal(['no WorkManager periodic work found (no PeriodicWorkRequest)']);
   });
 
   it('exits 2 with one line naming the fix for a path that does not exist', async () => {

@@ -59,7 +59,7 @@ describe('lint window-vs-interval', () => {
     ];
     expect(windowResult(lintSources(sources))).to.deep.equal([{ line: 2, window: 'LOOKBACK_HOURS = 30 h' }]);
     const ok = lintSources([{ path: 'PollWorker.kt', text: 'class PollWorker(c: Context, p: WorkerParameters) : Worker(c, p) {\n    companion object { const val LOOKBACK_HOURS = 48 }\n}' }, schedule('1, TimeUnit.DAYS')]);
-    expect(ok).to.deep.equal({ findings: [], filesScanned: 2, unresolved: [] });
+    expect(ok).to.deep.equal({ findings: [], filesScanned: 2, unresolved: [], notes: [] });
   });
 
   it('notes, without a finding, a schedule whose worker has no window, and windows that disagree', () => {
@@ -75,6 +75,7 @@ describe('lint window-vs-interval', () => {
           message: 'no window constant found for PollWorker (looked for a comparison of `now - publishedAt` with a constant, and names like WINDOW_MS)',
         },
       ],
+      notes: [],
     });
     const two = lintSources([
       { path: 'A.kt', text: 'object A { const val WINDOW_MS = 48L * 3_600_000L }' },
@@ -85,6 +86,14 @@ describe('lint window-vs-interval', () => {
     expect(two.unresolved.map((u) => u.message)).to.deep.equal([
       'several windows with different values: WINDOW_MS = 48 h (A.kt:1), WINDOW_MS = 12 h (B.kt:1)',
     ]);
+  });
+
+  it('reads PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min) and MIN_PERIODIC_FLEX_MILLIS (5 min)', () => {
+    const worker: SourceText = { path: 'PollWorker.kt', text: 'class PollWorker(c: Context, p: WorkerParameters) : Worker(c, p) {\n    companion object { const val WINDOW_MS = 20L * 60_000L }\n}' };
+    const r = lintSources([worker, schedule('PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS, TimeUnit.MILLISECONDS, PeriodicWorkRequest.MIN_PERIODIC_FLEX_MILLIS, TimeUnit.MILLISECONDS')]);
+    expect(r.unresolved).to.deep.equal([]);
+    expect(r.findings.map((f) => f.message.split(':')[0])).to.deep.equal(['window WINDOW_MS = 20 min (PollWorker.kt']);
+    expect(r.findings[0]?.message).to.contain('2 × the repeat interval 15 min + flex 5 min = 35 min');
   });
 
   it('treats an Int window that overflows as the negative number the JVM computes', () => {

@@ -11,10 +11,10 @@
  * from a headless entry point (the Worker itself, Application.onCreate, a Service, a
  * BroadcastReceiver, an App Startup Initializer) is fine.
  */
-import type { FunctionDecl } from '../declarations.js';
 import type { FunctionRef, Project, Related, RuleOutput } from '../model.js';
 import { RuleId } from '../model.js';
-import { calleeNames, callsIn, classesAround, functionsOf, isHeadlessEntryClass, isUiClass, isWorkerClass, notifyCallsIn, reachableFunctions } from '../project.js';
+import { callsIn, classesAround, functionsOf, isHeadlessEntryClass, isUiClass, isWorkerClass, notifyCallsIn, reachableFunctions } from '../project.js';
+import { resolverOf } from '../resolve.js';
 import type { Token } from '../tokenizer.js';
 import { isIdent } from '../tokenizer.js';
 
@@ -25,19 +25,10 @@ export function checkChannelOnlyInActivity(project: Project): RuleOutput {
   const findings: RuleOutput['findings'] = [];
   const all: FunctionRef[] = [...project.functionsByName.values()].flat();
   // functions that create a channel, directly or through what they call
-  const creators = new Set<FunctionDecl>(all.filter((r) => r.fn.body && callsIn(r.file, CREATE_CHANNEL, r.fn.body).length > 0).map((r) => r.fn));
-  for (let changed = true; changed;) {
-    changed = false;
-    const names = new Set([...creators].map((f) => f.name));
-    for (const r of all) {
-      if (creators.has(r.fn)) continue;
-      if ([...calleeNames(r)].some((n) => names.has(n))) {
-        creators.add(r.fn);
-        changed = true;
-      }
-    }
-  }
-  if (creators.size === 0) return { findings, unresolved: [] };
+  const resolver = resolverOf(project);
+  const direct = (r: FunctionRef): boolean => r.fn.body !== undefined && callsIn(r.file, CREATE_CHANNEL, r.fn.body).length > 0;
+  if (!all.some(direct)) return { findings, unresolved: [] };
+  const creates = (r: FunctionRef): boolean => resolver.reaches(r, 'createNotificationChannel', direct);
 
   const headlessRoots: FunctionRef[] = [];
   const workerRoots: FunctionRef[] = [];
@@ -52,9 +43,9 @@ export function checkChannelOnlyInActivity(project: Project): RuleOutput {
   const posts = workerReach.flatMap((r) => notifyCallsIn(r).map((i) => ({ ref: r, i })));
   if (posts.length === 0) return { findings, unresolved: [] };
   const headlessReach = reachableFunctions(project, headlessRoots);
-  if (headlessReach.some((r) => creators.has(r.fn))) return { findings, unresolved: [] };
+  if (headlessReach.some(direct)) return { findings, unresolved: [] };
 
-  const creatorNames = new Set([...creators].map((f) => f.name));
+
   const post = posts[0] as { ref: FunctionRef; i: number };
   const postTok = post.ref.file.tokens[post.i] as Token;
   const related: Related[] = [{ file: post.ref.file.path, line: postTok.line, what: `the worker posts here (${post.ref.fn.name})` }];
@@ -62,7 +53,7 @@ export function checkChannelOnlyInActivity(project: Project): RuleOutput {
     if (!r.fn.body) continue;
     const inUi = classesAround(r.file, r.fn.nameIndex).some((c) => isUiClass(project, c));
     if (!inUi) continue;
-    const viaHelpers = callsIn(r.file, (n) => creatorNames.has(n), r.fn.body).filter((i) => !isIdent(r.file.tokens[i - 2], 'super'));
+    const viaHelpers = resolver.callSites(r).filter((c) => c.targets.some(creates)).map((c) => c.at).filter((i) => !isIdent(r.file.tokens[i - 2], 'super'));
     const sites = [...callsIn(r.file, CREATE_CHANNEL, r.fn.body), ...viaHelpers];
     for (const i of [...new Set(sites)].sort((a, b) => a - b)) {
       const t = r.file.tokens[i] as Token;

@@ -10,11 +10,14 @@
  *   `runCatching { parse(s) }.getOrElse { Instant.now() }`, `.getOrDefault(…)`, `.orElse(…)`,
  *   `if (parsed == null) System.currentTimeMillis() else …`, Java `d != null ? d.getTime() : new Date().getTime()`.
  */
-import type { ParsedFile, Project, RuleOutput } from '../model.js';
+import type { FunctionDecl } from '../declarations.js';
+import type { FunctionRef, ParsedFile, Project, RuleOutput } from '../model.js';
 import { RuleId } from '../model.js';
-import { containsDateParse, isDateParseCall, nowExpressionEnd } from '../project.js';
+import { Reach, contextOf, stableLookup, workerNames } from '../paths.js';
+import { containsDateParse, isDateParseCall, nowExpressionEnd, readsNow } from '../project.js';
+import { resolverOf } from '../resolve.js';
 import type { Range } from '../syntax.js';
-import { chainStart, continuesAcrossLine, leftOperand, parseIf, rangeText, statementAround, within } from '../syntax.js';
+import { callEnd, callOpenParen, chainStart, continuesAcrossLine, isCallAt, leftOperand, parseIf, rangeText, splitArgs, statementAround, within } from '../syntax.js';
 import type { Token } from '../tokenizer.js';
 import { TokenKind, isIdent, isOp } from '../tokenizer.js';
 import { functionAt } from '../declarations.js';
@@ -79,7 +82,30 @@ function isBlockValue(file: ParsedFile, k: number, blockClose: number): boolean 
   for (let i = stmt.start; i < k; i++) if (isOp(file.tokens[i], '=')) return true;
   let after = stmt.end + 1;
   if (isOp(file.tokens[after], ';')) after++;
-  return after === blockClose && stmt.start === k;
+  if (after !== blockClose) return false;
+  // the block's last expression is the value, or its `?:` fallback (`other(s) ?: now()` in a catch)
+  return stmt.start === k || isOp(file.tokens[k - 1], '?:');
+}
+
+/**
+ * True when the value at `k`…`end` is what a branch yields: returned, assigned whole
+ * (`x = now`), or the branch's own expression. A read inside a computation
+ * (`val threeDaysAgo = now - 3 days`) is not.
+ */
+function isYieldedValue(file: ParsedFile, k: number, end: number, branch: Range): boolean {
+  const stmt = statementAround(file, k);
+  let stmtEnd = stmt.end;
+  if (isOp(file.tokens[stmtEnd], ';')) stmtEnd--;
+  if (stmtEnd !== end && !(isOp(file.tokens[end + 1], ';') && stmtEnd === end + 1)) {
+    // the value must end the statement (`return now;`, `x = now`)
+    if (stmtEnd > end) return false;
+  }
+  const first = file.tokens[stmt.start];
+  if (isIdent(first, 'return') && stmt.start + 1 === k) return true;
+  if (isOp(file.tokens[k - 1], '=') && k - 1 > stmt.start) return true;
+  if (isOp(file.tokens[k - 1], '?:')) return true;
+  // a branch that is just this expression (`if (d == null) now else d.time`)
+  return stmt.start === k && (branch.start === k || (isOp(file.tokens[branch.start], '{') && stmt.start === branch.start + 1));
 }
 
 function enclosingCatchTry(file: ParsedFile, k: number): { try: Range; catchClose: number } | undefined {
@@ -128,18 +154,24 @@ function parsedLocals(project: Project, file: ParsedFile, k: number): Set<string
   return names;
 }
 
-function isNullCheckOnParse(file: ParsedFile, cond: Range, parsed: Set<string>): boolean {
-  let hasNullTest = false;
+/**
+ * When `cond` tests a date parse result (or a parsed local) for null, which branch is the null
+ * one: 'then' (`d == null`, `isNullOrBlank`, `!isPresent`), 'else' (`d != null`, `isPresent`),
+ * or undefined when the condition is no such test.
+ */
+function nullBranchOf(file: ParsedFile, cond: Range, parsed: Set<string>): 'then' | 'else' | undefined {
+  let polarity: 'then' | 'else' | undefined;
   let hasParse = false;
+  const negated = isOp(file.tokens[cond.start], '!');
   for (let i = cond.start; i <= cond.end; i++) {
     const t = file.tokens[i] as Token;
-    if ((isOp(t, '==') || isOp(t, '!=')) && (isIdent(file.tokens[i + 1], 'null') || isIdent(file.tokens[i - 1], 'null'))) hasNullTest = true;
-    if (isIdent(t, /^(isNullOrBlank|isNullOrEmpty|isEmpty|isPresent|isBlank)$/)) hasNullTest = true;
-    if (isIdent(t, 'is') || isIdent(t, 'instanceof')) hasNullTest = true;
+    if ((isOp(t, '==') || isOp(t, '!=')) && (isIdent(file.tokens[i + 1], 'null') || isIdent(file.tokens[i - 1], 'null'))) polarity = isOp(t, '==') ? 'then' : 'else';
+    if (isIdent(t, /^(isNullOrBlank|isNullOrEmpty|isEmpty|isBlank)$/)) polarity = negated ? 'else' : 'then';
+    if (isIdent(t, /^(isPresent|isNotEmpty|isNotBlank)$/)) polarity = negated ? 'then' : 'else';
     if (isDateParseCall(file, i)) hasParse = true;
     if (t.kind === TokenKind.Identifier && parsed.has(t.value) && !isOp(file.tokens[i - 1], '.')) hasParse = true;
   }
-  return hasNullTest && hasParse;
+  return hasParse ? polarity : undefined;
 }
 
 /** The condition of a Java ternary whose `?` is at `q`: back to `return`, `=`, `(`, `,` or a statement start. */
@@ -159,7 +191,7 @@ function ternaryCondition(file: ParsedFile, q: number): Range {
   return { start: i + 1, end: q - 1 };
 }
 
-function viaNullCheck(project: Project, file: ParsedFile, k: number): boolean {
+function viaNullCheck(project: Project, file: ParsedFile, k: number, end: number): boolean {
   const fn = functionAt(file.decls, k);
   if (!fn?.body) return false;
   const parsed = parsedLocals(project, file, k);
@@ -167,7 +199,13 @@ function viaNullCheck(project: Project, file: ParsedFile, k: number): boolean {
     if (isIdent(file.tokens[i], 'if')) {
       const p = parseIf(file, i);
       if (!p) continue;
-      if ((within(k, p.then) || (p.otherwise && within(k, p.otherwise))) && isNullCheckOnParse(file, p.condition, parsed)) return true;
+      const branch = within(k, p.then) ? p.then : p.otherwise && within(k, p.otherwise) ? p.otherwise : undefined;
+      if (!branch) continue;
+      const nullBranch = nullBranchOf(file, p.condition, parsed);
+      if (nullBranch === undefined) continue;
+      // the current time must be what the null branch yields, not a value computed in the other branch
+      if ((nullBranch === 'then') !== (branch === p.then)) continue;
+      if (isYieldedValue(file, k, end, branch)) return true;
     }
     if (file.language === 'java' && isOp(file.tokens[i], '?')) {
       // ternary: the fallback must be in the same statement, after the `?`
@@ -190,38 +228,219 @@ function viaNullCheck(project: Project, file: ParsedFile, k: number): boolean {
         }
         if (isOp(t, ';') || isOp(t, ')') || isOp(t, '}')) break;
       }
-      if (inside && isNullCheckOnParse(file, ternaryCondition(file, i), parsed)) return true;
+      if (inside) {
+        // `d != null ? d.getTime() : now` — the fallback must sit on the null side of the `:`
+        const nb = nullBranchOf(file, ternaryCondition(file, i), parsed);
+        let colon = -1;
+        for (let j2 = i + 1; j2 < k; j2++) {
+          if (isOp(file.tokens[j2], '(') || isOp(file.tokens[j2], '[')) j2 = file.match[j2] ?? j2;
+          else if (isOp(file.tokens[j2], ':')) colon = j2;
+        }
+        if (nb !== undefined && (nb === 'else') === (colon >= 0)) return true;
+      }
     }
   }
   return false;
 }
 
+/**
+ * `if (raw == null) return now` / `raw ?: return now` / `if (raw.isNullOrBlank()) return now`
+ * before `raw` is parsed as a date in the same function: a missing date becomes the current time.
+ */
+function viaEarlyReturn(project: Project, file: ParsedFile, k: number, end: number): boolean {
+  const fn = functionAt(file.decls, k);
+  if (!fn?.body) return false;
+  const stmt = statementAround(file, k);
+  const ret = isIdent(file.tokens[k - 1], 'return') ? k - 1 : -1;
+  if (ret < 0) return false;
+  const after = file.tokens[end + 1];
+  if (after !== undefined && !isOp(after, ';') && !isOp(after, '}') && !after.newlineBefore) return false;
+  // the tested name: `raw ?: return now`
+  let tested: string | undefined;
+  if (isOp(file.tokens[ret - 1], '?:')) {
+    const left = leftOperand(file, ret - 1);
+    if (left.start === left.end && isIdent(file.tokens[left.start])) tested = (file.tokens[left.start] as Token).value;
+  } else {
+    // `if (cond) return now`
+    for (let i = Math.max(fn.body.start, stmt.start - 40); i < ret; i++) {
+      if (!isIdent(file.tokens[i], 'if')) continue;
+      const p = parseIf(file, i);
+      if (!p || !within(ret, p.then)) continue;
+      for (let c = p.condition.start; c <= p.condition.end; c++) {
+        const t = file.tokens[c] as Token;
+        const nullTest = (isOp(file.tokens[c + 1], '==') && isIdent(file.tokens[c + 2], 'null')) ||
+          (isOp(file.tokens[c + 1], '.') && isIdent(file.tokens[c + 2], /^(isNullOrBlank|isNullOrEmpty|isEmpty|isBlank)$/));
+        if (t.kind === TokenKind.Identifier && nullTest && !isOp(file.tokens[c - 1], '.')) tested = t.value;
+        if (isIdent(t, 'isEmpty') && isOp(file.tokens[c + 1], '(') && isIdent(file.tokens[c + 2])) tested = (file.tokens[c + 2] as Token).value; // TextUtils.isEmpty(raw)
+      }
+    }
+  }
+  if (tested === undefined) return false;
+  // … and later parsed as a date in the same function, itself or a local computed from it
+  const names = new Set([tested]);
+  for (const d of project.values) {
+    if (d.file !== file || d.fn !== fn || d.nameIndex < end) continue;
+    for (let m = d.init.start; m <= d.init.end; m++) if (isIdent(file.tokens[m]) && names.has((file.tokens[m] as Token).value)) names.add(d.name);
+  }
+  for (let i = end + 1; i <= fn.body.end; i++) {
+    if (!isDateParseCall(file, i)) continue;
+    const open = callOpenParen(file, i);
+    const close = open >= 0 ? (file.match[open] ?? open) : i;
+    for (let a = open + 1; a < close; a++) if (isIdent(file.tokens[a]) && names.has((file.tokens[a] as Token).value)) return true;
+    // `raw.parseDate()` on the receiver
+    const recv = file.tokens[chainStart(file, i)] as Token;
+    if (isIdent(recv) && names.has(recv.value)) return true;
+  }
+  return false;
+}
+
+/** How the value at `k`…`end` is the fallback of a date parse, or undefined. */
+function fallbackHow(project: Project, file: ParsedFile, k: number, end: number): string | undefined {
+  if (viaElvis(file, k)) return 'the `?:` fallback of a date parse';
+  if (viaFallbackCall(file, k)) return 'the fallback of a failed date parse';
+  const tryBlock = enclosingCatchTry(file, k);
+  if (tryBlock && containsDateParse(file, tryBlock.try) >= 0 && isBlockValue(file, k, tryBlock.catchClose)) return 'the catch block of a date parse';
+  if (viaNullCheck(project, file, k, end)) return 'the null branch of a date parse';
+  if (viaEarlyReturn(project, file, k, end)) return 'returned for a missing date before the date is parsed';
+  return undefined;
+}
+
+/** Functions with no parameters whose value is the current time: the project's own clock (`fun now() = System.currentTimeMillis()`). */
+function clockWrappers(project: Project): Set<FunctionDecl> {
+  const out = new Set<FunctionDecl>();
+  for (const list of project.functionsByName.values()) {
+    for (const r of list) {
+      const b = r.fn.body;
+      if (!b || r.fn.params.length > 0) continue;
+      let s = b.start;
+      let e = b.end;
+      if (isOp(r.file.tokens[s], '{')) {
+        s++;
+        e--;
+        if (!isIdent(r.file.tokens[s], 'return')) continue;
+        s++;
+        if (isOp(r.file.tokens[e], ';')) e--;
+      }
+      if (nowExpressionEnd(r.file, s) === e) out.add(r.fn);
+    }
+  }
+  return out;
+}
+
+/** The end of a current-time read at `k`: a clock API, or a call of the project's own clock wrapper (with conversions). */
+function nowEnd(project: Project, file: ParsedFile, k: number, clocks: Set<FunctionDecl>): number {
+  const e = nowExpressionEnd(file, k);
+  if (e >= 0) return e;
+  const t = file.tokens[k] as Token;
+  if (t.kind !== TokenKind.Identifier || clocks.size === 0 || !isCallAt(file, k)) return -1;
+  if (isOp(file.tokens[k - 1], '.') && chainStart(file, k) !== k - 2) return -1;
+  const targets = resolverOf(project).resolveCall(file, k);
+  if (targets.length === 0 || !targets.every((r) => clocks.has(r.fn))) return -1;
+  return callEnd(file, k);
+}
+
+interface FallbackParam {
+  readonly ref: FunctionRef;
+  readonly index: number;
+  readonly how: string;
+}
+
+/** Date helpers that return one of their parameters when the parse fails: `parseDate(raw, fallback)`. */
+function fallbackParams(project: Project): FallbackParam[] {
+  const out: FallbackParam[] = [];
+  for (const list of project.functionsByName.values()) {
+    for (const ref of list) {
+      const b = ref.fn.body;
+      if (!b || ref.fn.params.length === 0) continue;
+      if (containsDateParse(ref.file, b) < 0) continue;
+      ref.fn.params.forEach((p, index) => {
+        for (let k = b.start; k <= b.end; k++) {
+          const t = ref.file.tokens[k] as Token;
+          if (t.kind !== TokenKind.Identifier || t.value !== p.name || isOp(ref.file.tokens[k - 1], '.')) continue;
+          const how = fallbackHow(project, ref.file, k, k);
+          if (how !== undefined) {
+            out.push({ ref, index, how });
+            return;
+          }
+        }
+      });
+    }
+  }
+  return out;
+}
+
+/** The message: what the app does with the fallback, as far as the code shows it. */
+function consequence(project: Project, file: ParsedFile, at: number, bad: string, where?: FunctionRef): string | undefined {
+  const fn = where?.fn ?? functionAt(file.decls, at);
+  const ctx = fn ? contextOf(project, where ?? { file, fn }) : undefined;
+  if (ctx?.reach === Reach.Elsewhere) return undefined;
+  const fix = 'yield 0 instead and skip items whose publishedAt is not > 0';
+  if (ctx?.reach === Reach.Worker) {
+    const stable = ctx.workers.map((w) => stableLookup(project, w)).find((x) => x !== undefined);
+    if (stable !== undefined) {
+      return `${bad} becomes "now": the dedup (${stable}) keeps the entry from repeating, but an old entry with a bad date passes the look-back window ` +
+        `and is notified as new, sorted as the newest, on the run of ${workerNames(ctx)} that first sees it; ${fix}`;
+    }
+    return `${bad} becomes "now", so the entry looks new on every run of ${workerNames(ctx)} and, with no stable id to deduplicate it, is notified every run; ${fix}`;
+  }
+  return `${bad} becomes "now", so the entry looks just published: where it feeds a notifier's look-back window it passes it on every run, ` +
+    `and without a stable dedup id it is notified every run; ${fix}`;
+}
+
 export function checkDateDefaultsToNow(project: Project): RuleOutput {
   const findings: RuleOutput['findings'] = [];
+  const clocks = clockWrappers(project);
+  const push = (file: ParsedFile, k: number, what: string, how: string, where?: FunctionRef): void => {
+    const why = consequence(project, file, k, how.startsWith('returned for a missing date') ? 'a missing date' : 'an unparseable date', where);
+    if (why === undefined) return;
+    const t = file.tokens[k] as Token;
+    findings.push({ file: file.path, line: t.line, column: t.column, rule: RULE, message: `${what} is ${how}: ${why}` });
+  };
   for (const file of project.files) {
     for (let k = 0; k < file.tokens.length; k++) {
-      const end = nowExpressionEnd(file, k);
+      const end = nowEnd(project, file, k, clocks);
       if (end < 0) continue;
-      let how: string | undefined;
-      if (viaElvis(file, k)) how = 'the `?:` fallback of a date parse';
-      else if (viaFallbackCall(file, k)) how = 'the fallback of a failed date parse';
-      else {
-        const tryBlock = enclosingCatchTry(file, k);
-        if (tryBlock && containsDateParse(file, tryBlock.try) >= 0 && isBlockValue(file, k, tryBlock.catchClose)) how = 'the catch block of a date parse';
-        else if (viaNullCheck(project, file, k)) how = 'the null branch of a date parse';
-      }
-      if (how === undefined) continue;
-      const t = file.tokens[k] as Token;
-      findings.push({
-        file: file.path,
-        line: t.line,
-        column: t.column,
-        rule: RULE,
-        message:
-          `\`${rangeText(file, { start: k, end })}\` is ${how}: an unparseable date becomes "now", so the entry looks new and is notified on every run; ` +
-          'yield 0 instead and skip items whose publishedAt is not > 0',
-      });
+      const how = fallbackHow(project, file, k, end);
+      // a wrapper called on its object (`TimeSource.currentTime()`) is shown from the object
+      const shown = isOp(file.tokens[k - 1], '.') && nowExpressionEnd(file, k) < 0 ? chainStart(file, k) : k;
+      if (how !== undefined) push(file, shown, `\`${rangeText(file, { start: shown, end })}\``, how);
       k = end;
+    }
+  }
+  // a date helper given the current time as the value to return on failure
+  const resolver = resolverOf(project);
+  for (const fp of fallbackParams(project)) {
+    const param = fp.ref.fn.params[fp.index];
+    if (!param) continue;
+    const helper = `${fp.ref.fn.name}()`;
+    let defaultNow = false;
+    if (param.defaultValue && nowEnd(project, fp.ref.file, param.defaultValue.start, clocks) === param.defaultValue.end) defaultNow = true;
+    let defaultUsed: FunctionRef | undefined;
+    for (const caller of resolver.callers(fp.ref.fn)) {
+      const body = caller.fn.body;
+      if (!body) continue;
+      for (let i = body.start; i <= body.end; i++) {
+        if (!isIdent(caller.file.tokens[i], fp.ref.fn.name) || !isCallAt(caller.file, i)) continue;
+        if (!resolver.resolveCall(caller.file, i).some((r) => r.fn === fp.ref.fn)) continue;
+        const open = callOpenParen(caller.file, i);
+        if (open < 0) continue;
+        const args = splitArgs(caller.file, open);
+        const named = args.find((a) => a.name === param.name);
+        const arg = named ?? (args.some((a) => a.name !== undefined) ? undefined : args[fp.index]);
+        if (!arg) {
+          if (defaultNow && (!defaultUsed || contextOf(project, caller).reach === Reach.Worker)) defaultUsed = caller;
+          continue;
+        }
+        const e = nowEnd(project, caller.file, arg.start, clocks);
+        const alias = arg.start === arg.end && readsNow(project, caller.file, arg);
+        if (e === arg.end || alias) {
+          push(caller.file, arg.start, `\`${rangeText(caller.file, arg)}\` (the current time) passed to ${helper} as \`${param.name}\``, `the value ${helper} returns when the date does not parse (${fp.how})`);
+        }
+      }
+    }
+    if (defaultUsed && param.defaultValue) {
+      const c = defaultUsed.fn.name;
+      push(fp.ref.file, param.defaultValue.start, `the default \`${param.name} = ${rangeText(fp.ref.file, param.defaultValue)}\` of ${helper}`, `the value ${helper} returns when the date does not parse (${fp.how}), and ${c}() leaves it out`, defaultUsed);
     }
   }
   return { findings, unresolved: [] };

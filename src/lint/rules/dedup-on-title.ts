@@ -10,8 +10,11 @@
  * - a notification id or tag built from a title (`notify(item.title.hashCode(), n)`);
  * - a Room `@Query` that looks rows up by a title column (`WHERE title = :title`).
  */
-import type { Annotation } from '../declarations.js';
-import type { ParsedFile, Project, RuleOutput } from '../model.js';
+import type { Annotation, FunctionDecl } from '../declarations.js';
+import { functionAt } from '../declarations.js';
+import { Reach, contextOf, stableLookup } from '../paths.js';
+import { resolverOf } from '../resolve.js';
+import type { FunctionRef, ParsedFile, Project, RuleOutput } from '../model.js';
 import { RuleId } from '../model.js';
 import { callsIn, isNotifyCall } from '../project.js';
 import type { Range } from '../syntax.js';
@@ -24,7 +27,8 @@ const RULE = RuleId.DedupOnTitle;
 const TITLE_NAMES = new Set(['title', 'displayName', 'displayTitle', 'headline', 'subject', 'label', 'text', 'getTitle', 'getDisplayName', 'getHeadline', 'getSubject', 'getText', 'contentTitle']);
 const TITLE_COLUMNS = /^(title|display_?name|display_?title|headline|subject|label|text|content_?title)$/i;
 const EXIST_CALL = /^(is\w*Exists?|exists?\w*|\w+Exists?|contains|containsKey|has(Notified|Seen|Key|Item|Entry|Notification)\w*|isNotified|wasNotified|alreadyNotified|isAlreadyNotified|isSeen|wasSeen|alreadySeen|isKnown|isDuplicate|findBy\w*|countBy\w*)$/;
-const KEY_NAME = /^(key|\w*Key|link|url|guid|uniqueId|dedupId|notificationId|notificationTag|tag)$/;
+/** Names of dedup keys. A bare `tag` is not one (a manga's or an article's tags); a notification's tag is checked where notify() takes it. */
+const KEY_NAME = /^(key|\w*Key|link|url|guid|uniqueId|dedupId|notificationId|notificationTag)$/;
 
 /** True when token `i` reads a title-like value (`item.title`, `getTitle()`, a `title` local). */
 function isTitleAt(file: ParsedFile, i: number): boolean {
@@ -68,6 +72,35 @@ function titleIn(file: ParsedFile, range: Range, skipNonKeyArgs = false): Token 
   return undefined;
 }
 
+/** `s.contains(x, ignoreCase = true)`, or `contains`/`startsWith` on a receiver whose type is a String. */
+function isTextSearch(project: Project, file: ParsedFile, i: number, open: number): boolean {
+  if (splitArgs(file, open).some((a) => a.name === 'ignoreCase') || isIdent(file.tokens[open + 1], 'ignoreCase')) return true;
+  if (!isOp(file.tokens[i - 1], '.') && !isOp(file.tokens[i - 1], '?.')) return false;
+  const recv = resolverOf(project).typeOfRange(file, { start: chainStart(file, i), end: i - 2 });
+  return recv !== undefined && /^(String|CharSequence|StringBuilder|Editable|Spanned)$/.test(recv.type.name);
+}
+
+/** Names of things that group items (a folder, a tag, a feed, a subscription): their titles are not an item's identity. */
+const CONTAINER = /folder|tag|feed|subscri|podcast|categor|channel|group|label|account|playlist|section|drawer|menu|tab|collection|server|instance|profile|bookmark|list/i;
+const ITEM = /item|entry|entries|article|post|episode|story|stories|status|notif|alert|message|news|seen|known|processed|dedup/i;
+
+/**
+ * True when a title comparison is about a container, not an item: the lookup or the set is named
+ * after one (`findByFolder(title)`, `openFolders.contains(…)`, `subscribedPodcastsSet`), or the
+ * title is read from one (`folder.getTitle()`), and nothing in those names says item.
+ */
+function namesContainer(file: ParsedFile, lookup: Range, titleAt: number): boolean {
+  const names: string[] = [];
+  for (let k = lookup.start; k <= lookup.end; k++) {
+    const t = file.tokens[k] as Token;
+    if (t.kind === TokenKind.Identifier) names.push(t.value);
+  }
+  if (titleAt > 1 && (isOp(file.tokens[titleAt - 1], '.') || isOp(file.tokens[titleAt - 1], '?.')) && isIdent(file.tokens[titleAt - 2])) names.push((file.tokens[titleAt - 2] as Token).value);
+  const fn = functionAt(file.decls, titleAt);
+  if (fn) names.push(fn.name);
+  return names.some((n) => CONTAINER.test(n)) && !names.some((n) => ITEM.test(n));
+}
+
 function queryTitleColumn(ann: Annotation): string | undefined {
   if (ann.name !== 'Query') return undefined;
   for (const sql of ann.strings) {
@@ -80,12 +113,56 @@ function queryTitleColumn(ann: Annotation): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a title comparison at token `at` is the dedup identity on the notifier's path: code
+ * shown only by the UI is not, and on a worker's path that also looks items up by a stable id
+ * (a `@Query` on guid, link, url, …) a title comparison is an extra filter, not the identity.
+ */
+function matters(project: Project, file: ParsedFile, at: number): boolean {
+  const fn = functionAt(file.decls, at);
+  if (!fn) return true;
+  const ctx = contextOf(project, { file, fn });
+  if (ctx.reach === Reach.Elsewhere) return false;
+  if (ctx.reach === Reach.Worker && ctx.workers.some((w) => stableLookup(project, w) !== undefined)) return false;
+  return true;
+}
+
+const wrapperMemo = new WeakMap<FunctionDecl, boolean>();
+
+/** True when a project function with a body passes a title on to an existence check (`duplicateStoryExists(id, title, link)` → `dao.duplicationExists(…)`). */
+function wrapsTitleCheck(ref: FunctionRef): boolean {
+  const body = ref.fn.body;
+  if (!body) return false;
+  const m = wrapperMemo.get(ref.fn);
+  if (m !== undefined) return m;
+  let v = false;
+  for (const i of callsIn(ref.file, EXIST_CALL, body)) {
+    const open = callOpenParen(ref.file, i);
+    if (open >= 0 && splitArgs(ref.file, open).some((a) => titleIn(ref.file, a) !== undefined)) v = true;
+  }
+  wrapperMemo.set(ref.fn, v);
+  return v;
+}
+
+/** A DAO query matters where it is called from (or, called from nowhere scanned, on its own). */
+function daoQueryMatters(project: Project, file: ParsedFile, fn: FunctionDecl): boolean {
+  const callers = resolverOf(project).callers(fn);
+  if (callers.length === 0) return true;
+  return callers.some((c) => c.fn.body !== undefined && matters(project, c.file, c.fn.body.start));
+}
+
 export function checkDedupOnTitle(project: Project): RuleOutput {
   const findings: RuleOutput['findings'] = [];
-  const add = (file: ParsedFile, at: Token, message: string): void => {
-    findings.push({ file: file.path, line: at.line, column: at.column, rule: RULE, message });
-  };
   const why = 'a title edited upstream makes the same item look new and notify again; key on the link (or another stable id)';
+  // code nothing scanned calls: say what follows where it decides what is notified, no more
+  const whyUnreached = 'where it decides what is notified, a title edited upstream makes the same item look new and notify again; key on the link (or another stable id)';
+  const add = (file: ParsedFile, at: Token, message: string): void => {
+    const index = file.tokens.indexOf(at);
+    if (index >= 0 && !matters(project, file, index)) return;
+    const fn = index >= 0 ? functionAt(file.decls, index) : undefined;
+    const unreached = fn !== undefined && fn.annotations.every((a) => a.name !== 'Query') && contextOf(project, { file, fn }).reach === Reach.Unreached;
+    findings.push({ file: file.path, line: at.line, column: at.column, rule: RULE, message: unreached ? message.replace(why, whyUnreached) : message });
+  };
   for (const file of project.files) {
     // existence checks with a title argument
     for (const i of callsIn(file, EXIST_CALL)) {
@@ -95,6 +172,11 @@ export function checkDedupOnTitle(project: Project): RuleOutput {
         const hit = titleIn(file, a);
         if (hit) {
           const start = chainStart(file, i);
+          if (namesContainer(file, { start, end: i }, file.tokens.indexOf(hit))) break;
+          // a substring test on text (`branch.contains(displayName, ignoreCase = true)`) is no dedup check
+          if (isTextSearch(project, file, i, open)) break;
+          // a wrapper that hands the title on to another check is reported once, where the check is made
+          if (resolverOf(project).resolveCall(file, i).some((r) => wrapsTitleCheck(r))) break;
           add(file, file.tokens[start] as Token, `dedup check \`${rangeText(file, { start, end: file.match[open] ?? open }, 60)}\` is keyed on the title: ${why}`);
           break;
         }
@@ -109,6 +191,7 @@ export function checkDedupOnTitle(project: Project): RuleOutput {
       const hit = titleIn(file, left);
       if (hit) {
         const right = statementEnd(file, i + 1);
+        if (namesContainer(file, { start: i + 1, end: Math.min(right, i + 3) }, file.tokens.indexOf(hit))) continue;
         add(file, file.tokens[left.start] as Token, `dedup check \`${rangeText(file, { start: left.start, end: Math.min(right, i + 3) })}\` is keyed on the title: ${why}`);
       }
     }
@@ -140,7 +223,7 @@ export function checkDedupOnTitle(project: Project): RuleOutput {
     for (const fn of file.decls.functions) {
       for (const ann of fn.annotations) {
         const col = queryTitleColumn(ann);
-        if (col) {
+        if (col && daoQueryMatters(project, file, fn)) {
           add(file, file.tokens[ann.index] as Token, `DAO query \`${fn.name}\` looks rows up by the \`${col}\` column: ${why}`);
         }
       }
@@ -153,6 +236,7 @@ export function checkDedupOnTitle(project: Project): RuleOutput {
     if (!hit) continue;
     // a boolean or a log line is not a key
     if (tokensIn(d.file, d.init).some((x) => isOp(x, '==') || isOp(x, '!=') || isIdent(x, /^is[A-Z]/))) continue;
+    if (!matters(project, d.file, d.nameIndex)) continue;
     add(d.file, d.file.tokens[d.nameIndex] as Token, `dedup key \`${d.name}\` is built from the title (\`${rangeText(d.file, d.init, 50)}\`): ${why}`);
   }
   return { findings, unresolved: [] };

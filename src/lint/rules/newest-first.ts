@@ -14,7 +14,9 @@
 import { functionAt } from '../declarations.js';
 import type { ParsedFile, Project, RuleOutput } from '../model.js';
 import { RuleId } from '../model.js';
-import { callsIn, functionsThatNotify, isNotifyCall } from '../project.js';
+import { callsIn, isNotifyCall, notifiesTransitively } from '../project.js';
+import { resolverOf } from '../resolve.js';
+import { Reach, contextOf } from '../paths.js';
 import type { Range } from '../syntax.js';
 import { callEnd, callOpenParen, chainStart, rangeText, trailingLambda } from '../syntax.js';
 import type { Token } from '../tokenizer.js';
@@ -132,19 +134,26 @@ function isEmptyCall(file: ParsedFile, i: number): boolean {
 
 export function checkNewestFirst(project: Project): RuleOutput {
   const findings: RuleOutput['findings'] = [];
-  const notifying = functionsThatNotify(project);
-  const notifyingNames = new Set([...notifying].map((f) => f.name));
+  const resolver = resolverOf(project);
   for (const file of project.files) {
     for (const hit of descendingSorts(file)) {
       const fn = functionAt(file.decls, hit.at);
       if (!fn?.body) continue;
-      // The function must go on to notify after the sort: a notify call or a call into code that notifies.
+      // a list sorted for the screen (an Activity, a Fragment, an adapter) is not the notifier's path
+      if (contextOf(project, { file, fn }).reach === Reach.Elsewhere) continue;
+      // The function must go on to notify after the sort: a notify call or a call into code that
+      // notifies (resolved by receiver type), or a helper named like one when its code is not scanned.
       let notifiesAfter = false;
       for (let k = hit.at + 1; k <= fn.body.end && !notifiesAfter; k++) {
         const t = file.tokens[k] as Token;
         if (t.kind !== TokenKind.Identifier) continue;
         if (callOpenParen(file, k) < 0 || t.value === fn.name) continue;
-        if (isNotifyCall(file, k) || notifyingNames.has(t.value) || (NOTIFY_NAME.test(t.value) && !isEmptyCall(file, k))) notifiesAfter = true;
+        if (isNotifyCall(file, k)) notifiesAfter = true;
+        else {
+          const targets = resolver.resolveCall(file, k);
+          if (targets.length > 0) notifiesAfter = targets.some((r) => notifiesTransitively(project, r));
+          else if (NOTIFY_NAME.test(t.value) && !isEmptyCall(file, k) && !/^notify(DataSetChanged|Item\w*|Change\w*|PropertyChanged|All\w*)$/.test(t.value)) notifiesAfter = true;
+        }
       }
       if (!notifiesAfter) continue;
       const t = file.tokens[hit.at] as Token;

@@ -12,10 +12,11 @@
  * Java `case 401:` / `default:` and `case 401, 403 ->`.
  */
 import { functionAt } from '../declarations.js';
-import type { ParsedFile, Project, RuleOutput } from '../model.js';
+import type { FunctionRef, ParsedFile, Project, RuleOutput } from '../model.js';
+import { resolverOf } from '../resolve.js';
 import { RuleId } from '../model.js';
 import type { Range } from '../syntax.js';
-import { branchRange, parseIf, rangeText, splitArgs, splitTopLevel, statementEnd, unwrapParens, within } from '../syntax.js';
+import { branchRange, isCallAt, parseIf, rangeText, splitArgs, splitTopLevel, statementEnd, unwrapParens, within } from '../syntax.js';
 import type { Token } from '../tokenizer.js';
 import { TokenKind, isIdent, isOp } from '../tokenizer.js';
 
@@ -335,8 +336,277 @@ function judgeSwitch(project: Project, file: ParsedFile, open: number, close: nu
   return { routed: mine.isDefault && !mine.labels.some((l) => evalNumber(project, file, l) === c) ? '`default:` of a `switch` on the status' : `\`case ${c}\`` };
 }
 
+// ---------------------------------------------------------------------------------------------
+// A 401/403 thrown as an exception and caught into Result.retry()
+
+interface CatchClause {
+  /** Simple names of the caught types (`IOException | SyncException` gives two). */
+  readonly types: readonly string[];
+  readonly param: string;
+  /** `{`…`}` of the catch block. */
+  readonly body: Range;
+}
+
+interface TryStatement {
+  readonly block: Range;
+  readonly catches: readonly CatchClause[];
+}
+
+/** The `try` statements whose try block contains token `i`, innermost first, within `limit`. */
+function triesAround(file: ParsedFile, i: number, limit: Range): TryStatement[] {
+  const out: TryStatement[] = [];
+  for (let open = file.enclosingBrace[i] ?? -1; open >= 0 && open >= limit.start; open = file.enclosingBrace[open] ?? -1) {
+    let kw = open - 1;
+    if (isOp(file.tokens[kw], ')')) kw = (file.match[kw] ?? 0) - 1; // try-with-resources
+    if (!isIdent(file.tokens[kw], 'try')) continue;
+    const close = file.match[open] ?? -1;
+    if (close < 0) continue;
+    const catches: CatchClause[] = [];
+    let k = close + 1;
+    while (isIdent(file.tokens[k], 'catch') && isOp(file.tokens[k + 1], '(')) {
+      const pc = file.match[k + 1] ?? -1;
+      const bodyOpen = pc + 1;
+      if (pc < 0 || !isOp(file.tokens[bodyOpen], '{')) break;
+      const types: string[] = [];
+      let param = '';
+      if (file.language === 'kotlin') {
+        param = isIdent(file.tokens[k + 2]) ? (file.tokens[k + 2] as Token).value : '';
+        for (let m = k + 4; m < pc; m++) if (isIdent(file.tokens[m]) && !isOp(file.tokens[m + 1], '.')) types.push((file.tokens[m] as Token).value);
+      } else {
+        param = isIdent(file.tokens[pc - 1]) ? (file.tokens[pc - 1] as Token).value : '';
+        for (let m = k + 2; m < pc - 1; m++) {
+          if (isIdent(file.tokens[m], 'final') || isOp(file.tokens[m], '@')) continue;
+          if (isIdent(file.tokens[m]) && !isOp(file.tokens[m + 1], '.')) types.push((file.tokens[m] as Token).value);
+        }
+      }
+      const bodyClose = file.match[bodyOpen] ?? -1;
+      if (bodyClose < 0) break;
+      catches.push({ types, param, body: { start: bodyOpen, end: bodyClose } });
+      k = bodyClose + 1;
+    }
+    out.push({ block: { start: open, end: close }, catches });
+  }
+  return out;
+}
+
+/** An exception that carries HTTP 401/403 out of the code that read the status. */
+interface Thrown {
+  readonly type: string;
+  readonly code: number;
+  readonly file: ParsedFile;
+  readonly at: number;
+  /** Types it was wrapped in on the way (`GpodnetServiceException(e)`), outermost last. */
+  readonly wrapped: readonly string[];
+}
+
+const CATCH_ALL = new Set(['Exception', 'Throwable']);
+
+class AuthThrows {
+  private readonly memo = new Map<FunctionRef['fn'], Thrown[]>();
+  private readonly resolver;
+
+  constructor(private readonly project: Project) {
+    this.resolver = resolverOf(project);
+  }
+
+  /** True when exception type `sub` is `sup` or extends it through project classes (any type is an Exception or Throwable). */
+  isSubtype(sub: string, sup: string, file: ParsedFile): boolean {
+    if (sub === sup || CATCH_ALL.has(sup)) return true;
+    for (const c of this.resolver.classesNamed(sub, file)) if (this.resolver.isSubclass(c, sup)) return true;
+    return false;
+  }
+
+  /** The type thrown by `throw X(…)` / `throw new X(…)` at `t`, or undefined for `throw e` and other forms. */
+  private thrownType(file: ParsedFile, t: number): { type: string; param: string | undefined } | undefined {
+    let k = t + 1;
+    if (isIdent(file.tokens[k], 'new')) k++;
+    const name = file.tokens[k];
+    if (!isIdent(name)) return undefined;
+    // qualified names: the last segment before `(`
+    while (isOp(file.tokens[k + 1], '.') && isIdent(file.tokens[k + 2])) k += 2;
+    const last = file.tokens[k] as Token;
+    if (!isOp(file.tokens[k + 1], '(')) return { type: '', param: last.value };
+    return { type: last.value, param: undefined };
+  }
+
+  /**
+   * Follows an exception raised at `at` in `ref` outwards through the function's try/catch
+   * statements: caught and swallowed (undefined), caught and rethrown wrapped, or escaping.
+   */
+  private escape(ref: FunctionRef, at: number, ex: Thrown): Thrown | undefined {
+    const body = ref.fn.body as Range;
+    let cur = ex;
+    let pos = at;
+    for (;;) {
+      const tries = triesAround(ref.file, pos, body).filter((tr) => within(pos, tr.block));
+      const tr = tries[0];
+      if (!tr) return cur;
+      const clause = tr.catches.find((c) => c.types.some((ty) => this.isSubtype(cur.type, ty, ref.file)));
+      if (!clause) {
+        pos = tr.block.start - 1;
+        if (pos < body.start) return cur;
+        continue;
+      }
+      // rethrown from the catch block?
+      let rethrow: { type: string; at: number } | undefined;
+      for (let k = clause.body.start; k <= clause.body.end; k++) {
+        if (!isIdent(ref.file.tokens[k], 'throw')) continue;
+        const tt = this.thrownType(ref.file, k);
+        if (!tt) continue;
+        if (tt.param === clause.param) rethrow = { type: cur.type, at: k };
+        else if (tt.type !== '') rethrow = { type: tt.type, at: k };
+        break;
+      }
+      if (!rethrow) return undefined;
+      cur = rethrow.type === cur.type ? cur : { ...cur, type: rethrow.type, wrapped: [...cur.wrapped, rethrow.type] };
+      pos = rethrow.at;
+    }
+  }
+
+  /** Exceptions carrying 401/403 that escape the function `ref` (memoised; cycles cut). */
+  escaping(ref: FunctionRef, depth = 0): Thrown[] {
+    const m = this.memo.get(ref.fn);
+    if (m) return m;
+    const out: Thrown[] = [];
+    this.memo.set(ref.fn, out);
+    const body = ref.fn.body;
+    if (!body || depth > 12) return out;
+    out.push(...this.raisedIn(ref, body, depth));
+    return out;
+  }
+
+  /** Exceptions carrying 401/403 raised inside `range` of `ref` (direct throws and calls), followed out of the function. */
+  raisedIn(ref: FunctionRef, range: Range, depth: number, keepInside = false): Thrown[] {
+    const out: Thrown[] = [];
+    const file = ref.file;
+    for (let k = range.start; k <= range.end; k++) {
+      const t = file.tokens[k] as Token;
+      if (isIdent(t, 'throw')) {
+        const tt = this.thrownType(file, k);
+        if (!tt || tt.type === '') continue;
+        for (const c of AUTH_CODES) {
+          const v = judgeEnclosing(this.project, file, k, c, ref.fn.body as Range);
+          if (!v.routed || v.excluded) continue;
+          const ex: Thrown = { type: tt.type, code: c, file, at: k, wrapped: [] };
+          const e = keepInside ? ex : this.escape(ref, k, ex);
+          if (e) out.push(e);
+        }
+      } else if (t.kind === TokenKind.Identifier && isCallAt(file, k)) {
+        for (const target of this.resolver.resolveCall(file, k)) {
+          if (target.fn === ref.fn) continue;
+          for (const ex of this.escaping(target, depth + 1)) {
+            const e = keepInside ? ex : this.escape(ref, k, ex);
+            if (e) out.push(e);
+          }
+        }
+      }
+    }
+    return out;
+  }
+}
+
+/** `e instanceof S` / `e is S` conditions around `r` inside a catch block: the types the caught exception must (or must not) be. */
+function typeTestsAround(file: ParsedFile, r: number, param: string, block: Range): Array<{ type: string; positive: boolean }> {
+  const out: Array<{ type: string; positive: boolean }> = [];
+  for (let i = block.start; i < r; i++) {
+    if (!isIdent(file.tokens[i], 'if')) continue;
+    const p = parseIf(file, i);
+    if (!p) continue;
+    const inThen = within(r, p.then);
+    const inElse = p.otherwise !== undefined && within(r, p.otherwise);
+    if (!inThen && !inElse) continue;
+    for (let k = p.condition.start; k <= p.condition.end; k++) {
+      if (!isIdent(file.tokens[k], param) || !isIdent(file.tokens[k + 1], /^(instanceof|is)$/)) continue;
+      const negated = isOp(file.tokens[k - 1], '!') || isOp(file.tokens[p.condition.start], '!');
+      const ty = file.tokens[k + 2];
+      if (isIdent(ty)) out.push({ type: (ty as Token).value, positive: inThen !== negated });
+    }
+  }
+  return out;
+}
+
+function checkThrownAuthFailures(project: Project, findings: RuleOutput['findings'], reported: Set<string>): void {
+  const auth = new AuthThrows(project);
+  const resolver = resolverOf(project);
+  for (const file of project.files) {
+    for (let r = 0; r < file.tokens.length; r++) {
+      if (!(isIdent(file.tokens[r], 'retry') && isOp(file.tokens[r - 1], '.') && isIdent(file.tokens[r - 2], 'Result') && isOp(file.tokens[r + 1], '('))) continue;
+      const fn = functionAt(file.decls, r);
+      if (!fn?.body) continue;
+      const ref = { file, fn };
+      const tries = allTries(file, fn.body);
+      // the retry sits in a catch block of a try in this function
+      let hit: { tr: TryStatement; clause: CatchClause } | undefined;
+      for (let open = file.enclosingBrace[r] ?? -1; open >= fn.body.start && !hit; open = file.enclosingBrace[open] ?? -1) {
+        for (const tr of tries) {
+          const clause = tr.catches.find((c) => c.body.start === open);
+          if (clause) {
+            hit = { tr, clause };
+            break;
+          }
+        }
+      }
+      if (!hit) continue;
+      const { tr, clause } = hit;
+      const tests = typeTestsAround(file, r, clause.param, clause.body);
+      const raised = auth.raisedIn(ref, { start: tr.block.start + 1, end: tr.block.end - 1 }, 0, true);
+      const caught = raised.filter((ex) => {
+        // the first catch clause that catches it must be this one
+        const first = tr.catches.find((c) => c.types.some((ty) => auth.isSubtype(ex.type, ty, file)));
+        if (first !== clause) return false;
+        return tests.every((t) => auth.isSubtype(ex.type, t.type, ex.file) === t.positive);
+      });
+      if (caught.length === 0) continue;
+      const key = `${file.path}:${r}`;
+      if (reported.has(key)) continue;
+      reported.add(key);
+      const codes = [...new Set(caught.map((c) => c.code))].sort();
+      // name the exception as thrown where the status was read, when it arrives unwrapped
+      const ex = caught.slice().sort((a, b) => a.wrapped.length - b.wrapped.length || a.code - b.code)[0] as Thrown;
+      const origin = ex.file.tokens[ex.at] as Token;
+      const lineage = (type: string): string => {
+        const chain: string[] = [];
+        const c = resolver.classesNamed(type, ex.file)[0];
+        if (c) for (const a of resolver.ancestors(c).slice(1)) chain.push(a.cls.name);
+        return chain.length > 0 ? ` (extends ${chain.join(' → ')})` : '';
+      };
+      const via = ex.wrapped.length > 0 ? `, wrapped in ${ex.wrapped.map((w) => `\`${w}\``).join(', ')}` : '';
+      const op = file.language === 'java' ? 'instanceof' : 'is';
+      const how = `\`catch (${clause.types.join(' | ')})\`${tests.length > 0 ? ` and ${tests.map((t) => `\`${t.positive ? '' : '!'}(${clause.param} ${op} ${t.type})\``).join(', ')}` : ''}`;
+      const t = file.tokens[r - 2] as Token;
+      findings.push({
+        file: file.path,
+        line: t.line,
+        column: t.column,
+        rule: RULE,
+        message:
+          `HTTP ${ex.code} is thrown as \`${ex.type}\`${lineage(ex.type)} at ${ex.file.path}:${origin.line}${via} and reaches Result.retry() through ${how}` +
+          `${codes.filter((c) => c !== ex.code).map((c) => ` (HTTP ${c} too)`).join('')}: ` +
+          'an authorization failure does not heal by retrying, so the worker backs off and retries without end and hides the sign-in the user must do; ' +
+          'return Result.failure() for the authentication error',
+        related: [{ file: ex.file.path, line: origin.line, what: `HTTP ${ex.code} thrown as ${ex.type}` }],
+      });
+    }
+  }
+}
+
+/** Every try statement in a function body. */
+function allTries(file: ParsedFile, body: Range): TryStatement[] {
+  const out: TryStatement[] = [];
+  for (let k = body.start; k <= body.end; k++) {
+    if (!isIdent(file.tokens[k], 'try')) continue;
+    let open = k + 1;
+    if (isOp(file.tokens[open], '(')) open = (file.match[open] ?? open) + 1;
+    if (!isOp(file.tokens[open], '{')) continue;
+    const inner = triesAround(file, open + 1, body).find((t) => t.block.start === open);
+    if (inner) out.push(inner);
+  }
+  return out;
+}
+
 export function checkRetryOnAuthFailure(project: Project): RuleOutput {
   const findings: RuleOutput['findings'] = [];
+  checkThrownAuthFailures(project, findings, new Set());
   for (const file of project.files) {
     for (let r = 0; r < file.tokens.length; r++) {
       if (!(isIdent(file.tokens[r], 'retry') && isOp(file.tokens[r - 1], '.') && isIdent(file.tokens[r - 2], 'Result') && isOp(file.tokens[r + 1], '('))) continue;

@@ -72,6 +72,19 @@ function expandAlias(project: Project, file: ParsedFile, range: Range): { file: 
   return d ? { file: d.file, range: d.init } : { file, range };
 }
 
+const PUBLICATION = /(publish\w*|pub_?date|date|updated|created|posted|timestamp|released?|time|at|millis|ms|epoch)$/i;
+const NOT_PUBLICATION = /refresh|sync|fetch|attempt|play|download|access|check|login|backup|export|clean|modified|launch|start|open|install|boot/i;
+
+/** True when the last name read in `range` is an item's publication time (`it.publishedAt`, `item.getPubDate()`), not another timestamp. */
+function readsPublicationTime(file: ParsedFile, range: Range): boolean {
+  let last: string | undefined;
+  for (let k = range.start; k <= range.end; k++) {
+    const t = file.tokens[k] as Token;
+    if (t.kind === TokenKind.Identifier && !/^(toEpochMilli|getTime|time|toInstant|inWholeMilliseconds|toEpochSecond)$/.test(t.value)) last = t.value;
+  }
+  return last !== undefined && PUBLICATION.test(last) && !NOT_PUBLICATION.test(last);
+}
+
 /** Window uses in a token range: comparisons of `now - x` against a constant. */
 function windowUses(project: Project, file: ParsedFile, range: Range, notes: UnresolvedNote[]): WindowCandidate[] {
   const out: WindowCandidate[] = [];
@@ -93,18 +106,22 @@ function windowUses(project: Project, file: ParsedFile, range: Range, notes: Unr
     if (split.parts.length !== 2 || split.ops[0] !== '-') continue;
     const [minuend, subtrahend] = split.parts as [Range, Range];
     if (!readsNow(project, nowSide.file, minuend) || readsNow(project, nowSide.file, subtrahend)) continue;
+    // The window is about when items were published: `now - feed.lastRefreshAttempt > C` is
+    // another age. `now - published <= C`: the subtracted value is the time; `published >= now - C`:
+    // the other side is.
     const otherEv = project.resolver.evaluate(other.file, other.range);
     const otherCand = candidateFromEvaluation(project, other.file, other.range, otherEv);
     if (otherCand) {
-      out.push(otherCand);
+      if (readsPublicationTime(nowSide.file, subtrahend)) out.push(otherCand);
       continue;
     }
     const subEv = project.resolver.evaluate(nowSide.file, subtrahend);
     const subCand = candidateFromEvaluation(project, nowSide.file, subtrahend, subEv);
     if (subCand) {
-      out.push(subCand);
+      if (readsPublicationTime(other.file, other.range)) out.push(subCand);
       continue;
     }
+    if (!readsPublicationTime(nowSide.file, subtrahend) && !readsPublicationTime(other.file, other.range)) continue;
     notes.push({
       file: file.path,
       line: t.line,
@@ -118,7 +135,8 @@ function windowUses(project: Project, file: ParsedFile, range: Range, notes: Unr
 function windowByName(project: Project, decls: readonly ValueDecl[]): WindowCandidate[] {
   const out: WindowCandidate[] = [];
   for (const d of decls) {
-    if (!isWindowName(d.name)) continue;
+    // a window is a constant or a field; a local `val window = 10` is a page size or the like
+    if (!isWindowName(d.name) || d.fn !== undefined) continue;
     const ev = project.resolver.evaluateDecl(d);
     if (ev.value === undefined || (ev.value.kind !== 'number' && ev.value.kind !== 'duration')) continue;
     const ms = ev.value.kind === 'duration' ? ev.value.ms : ev.value.value * unitFromName(d.name);
@@ -163,6 +181,9 @@ function findWindow(project: Project, worker: string | undefined, notes: Unresol
     const files = new Set<ParsedFile>([...workerRefs.map((w) => w.file), ...fns.map((f) => f.file)]);
     const byName = pick(windowByName(project, project.values.filter((d) => files.has(d.file))));
     if (byName) return byName;
+    // The worker is in the sources and reaches no window: constants elsewhere (a timeout, a UI
+    // animation) are not its window.
+    return undefined;
   }
   const all: WindowCandidate[] = [];
   for (const f of project.files) all.push(...windowUses(project, f, { start: 0, end: f.tokens.length - 1 }, notes));

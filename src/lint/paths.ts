@@ -1,0 +1,226 @@
+/**
+ * Where a piece of code runs, from the notifier's point of view. A finding of the notifier rules
+ * matters on the path from a WorkManager worker (its `doWork()` and what it calls, through calls
+ * resolved by resolve.ts) to a `notify()` or a write of dedup state; the same code shown only by
+ * an Activity, a Fragment, a view, an adapter or a view model (or run by a service or a receiver)
+ * is not that path. Code that nothing in the scanned sources reaches (a helper whose callers are
+ * outside the scan, a library module) is judged on its own lines.
+ */
+import type { ClassDecl } from './declarations.js';
+import type { ClassRef, FunctionRef, Project } from './model.js';
+import { extendsAny, isNotifyCall, isWorkerClass } from './project.js';
+import { resolverOf } from './resolve.js';
+import { isKeyword, splitStatements, tokenizeSql, whereColumns } from './sql.js';
+import type { Token } from './tokenizer.js';
+import { isIdent, isOp } from './tokenizer.js';
+
+export const Reach = {
+  /** Reached from a worker that posts notifications or writes dedup state. */
+  Worker: 'worker',
+  /** Reached only from UI or other non-worker entry points. */
+  Elsewhere: 'elsewhere',
+  /** Nothing in the scanned sources reaches it. */
+  Unreached: 'unreached',
+} as const;
+export type Reach = (typeof Reach)[keyof typeof Reach];
+
+export interface PathContext {
+  readonly reach: Reach;
+  /** The workers (posting or writing dedup state) whose path includes the code. */
+  readonly workers: readonly ClassRef[];
+}
+
+/**
+ * Classes whose code runs for the screen: the framework's activities, fragments, views, list
+ * adapters and view holders, view models, dialogs, preferences (by their simple names, followed
+ * through project superclasses), and project classes extending an unknown `…Activity`,
+ * `…Fragment`, `…ViewHolder` or `…ViewModel`.
+ */
+const UI_BASES = new Set([
+  'Activity', 'AppCompatActivity', 'ComponentActivity', 'FragmentActivity', 'PreferenceActivity', 'ListActivity',
+  'Fragment', 'DialogFragment', 'BottomSheetDialogFragment', 'AppCompatDialogFragment', 'PreferenceFragmentCompat', 'PreferenceFragment', 'ListFragment',
+  'View', 'ViewGroup', 'FrameLayout', 'LinearLayout', 'RelativeLayout', 'ConstraintLayout', 'CoordinatorLayout', 'RecyclerView', 'TextView', 'ImageView', 'WebView', 'Toolbar',
+  'Adapter', 'ListAdapter', 'ArrayAdapter', 'BaseAdapter', 'CursorAdapter', 'PagingDataAdapter', 'FragmentStateAdapter', 'PagerAdapter', 'ViewHolder',
+  'ViewModel', 'AndroidViewModel', 'Dialog', 'AlertDialog', 'AppCompatDialog', 'BottomSheetDialog', 'Preference', 'DialogPreference', 'ListPreference',
+]);
+const UI_SUPERTYPE = /(Activity|Fragment|ViewHolder|ViewModel)$/;
+/** Non-worker entry points: the application, services, receivers, providers, job services, sync adapters. */
+const OTHER_ENTRY = new Set([
+  'Application', 'MultiDexApplication', 'Service', 'LifecycleService', 'IntentService', 'JobIntentService', 'JobService', 'MediaBrowserServiceCompat',
+  'MediaSessionService', 'MediaLibraryService', 'BroadcastReceiver', 'ContentProvider', 'FirebaseMessagingService', 'AbstractThreadedSyncAdapter',
+  'AppWidgetProvider', 'AccessibilityService', 'TileService', 'DreamService',
+]);
+
+const UI_OR_OTHER = new Set([...UI_BASES, ...OTHER_ENTRY]);
+
+function outerClasses(cls: ClassDecl | undefined): ClassDecl[] {
+  const out: ClassDecl[] = [];
+  for (let c = cls; c; c = c.parent) out.push(c);
+  return out;
+}
+
+/** True when the function runs for a UI or non-worker entry point by where it is declared. */
+function isElsewhereEntry(project: Project, ref: FunctionRef): boolean {
+  if (ref.fn.annotations.some((a) => a.name === 'Composable' || a.name === 'Preview')) return true;
+  return outerClasses(ref.fn.owner).some((c) => !isWorkerClass(project, c) && (extendsAny(project, c, UI_OR_OTHER, UI_SUPERTYPE)));
+}
+
+function workerOf(project: Project, ref: FunctionRef): ClassRef | undefined {
+  for (const c of outerClasses(ref.fn.owner)) if (isWorkerClass(project, c)) return { file: ref.file, cls: c };
+  return undefined;
+}
+
+const contextCache = new WeakMap<Project, Map<FunctionRef['fn'], PathContext>>();
+
+/** Where the function runs: on a posting worker's path, only elsewhere, or reached by nothing scanned. */
+export function contextOf(project: Project, ref: FunctionRef): PathContext {
+  let cache = contextCache.get(project);
+  if (!cache) {
+    cache = new Map();
+    contextCache.set(project, cache);
+  }
+  const hit = cache.get(ref.fn);
+  if (hit) return hit;
+  const resolver = resolverOf(project);
+  const workers: ClassRef[] = [];
+  let elsewhere = false;
+  const seen = new Set<FunctionRef['fn']>();
+  const queue: FunctionRef[] = [ref];
+  for (let q = 0; q < queue.length && seen.size < 4000; q++) {
+    const r = queue[q] as FunctionRef;
+    if (seen.has(r.fn)) continue;
+    seen.add(r.fn);
+    const w = workerOf(project, r);
+    if (w) {
+      if (!workers.some((x) => x.cls === w.cls)) workers.push(w);
+      continue;
+    }
+    if (isElsewhereEntry(project, r)) {
+      elsewhere = true;
+      continue;
+    }
+    for (const c of resolver.callers(r.fn)) if (!seen.has(c.fn)) queue.push(c);
+  }
+  const posting = workers.filter((w) => workerHasSink(project, w));
+  const ctx: PathContext = posting.length > 0
+    ? { reach: Reach.Worker, workers: posting }
+    : workers.length > 0 || elsewhere ? { reach: Reach.Elsewhere, workers: [] } : { reach: Reach.Unreached, workers: [] };
+  cache.set(ref.fn, ctx);
+  return ctx;
+}
+
+/** The functions of a worker class (its own and those of its nested and anonymous classes). */
+export function workerFunctions(w: ClassRef): FunctionRef[] {
+  return w.file.decls.functions.filter((fn) => outerClasses(fn.owner).includes(w.cls)).map((fn) => ({ file: w.file, fn }));
+}
+
+/** True when the function writes rows: a Room `@Insert`/`@Upsert`/`@Update` or an INSERT/UPDATE/REPLACE `@Query`, or SQLiteDatabase `insert…`/`replace…`. */
+export function isDbWrite(ref: FunctionRef): boolean {
+  for (const a of ref.fn.annotations) {
+    if (a.name === 'Insert' || a.name === 'Upsert' || a.name === 'Update') return true;
+    if (a.name === 'Query' && a.strings.some((s) => /^\s*(INSERT|UPDATE|REPLACE)\b/i.test(s))) return true;
+  }
+  const body = ref.fn.body;
+  if (!body) return false;
+  for (let k = body.start; k <= body.end; k++) {
+    if (isIdent(ref.file.tokens[k], /^(insert|insertOrThrow|insertWithOnConflict|replace|replaceOrThrow)$/) && isIdent(ref.file.tokens[k - 2], /^(db|database|sqLiteDatabase|writableDatabase|mDb|sDb)$/i)) return true;
+  }
+  return false;
+}
+
+function postsDirectly(ref: FunctionRef): boolean {
+  const body = ref.fn.body;
+  if (!body) return false;
+  for (let k = body.start; k <= body.end; k++) if (isIdent(ref.file.tokens[k], 'notify') && isNotifyCall(ref.file, k)) return true;
+  return false;
+}
+
+const sinkCache = new WeakMap<ClassDecl, boolean>();
+
+/** True when a worker reaches a `notify()` or a database write. */
+export function workerHasSink(project: Project, w: ClassRef): boolean {
+  const c = sinkCache.get(w.cls);
+  if (c !== undefined) return c;
+  const resolver = resolverOf(project);
+  const v = workerFunctions(w).some((r) => resolver.reaches(r, 'sink', (x) => postsDirectly(x) || isDbWrite(x)));
+  sinkCache.set(w.cls, v);
+  return v;
+}
+
+/** Column names that identify an item across fetches. */
+export const STABLE_KEY_COLUMN = /^(guid|link|url|uri|item_?url|item_?link|identifier|item_?identifier|notification_?key|dedup_?key|item_?key|unique_?key|remote_?id|server_?id|status_?id|download_?url)$/i;
+
+/** The columns a Room `@Query` SELECT compares in its WHERE clause. */
+function queryColumns(ref: FunctionRef): string[] {
+  const out: string[] = [];
+  for (const a of ref.fn.annotations) {
+    if (a.name !== 'Query') continue;
+    for (const sql of a.strings) {
+      for (const stmt of splitStatements(tokenizeSql(sql))) {
+        if (!isKeyword(stmt[0], 'SELECT')) continue;
+        for (const c of whereColumns(stmt)) out.push(c.column);
+      }
+    }
+  }
+  return out;
+}
+
+const stableCache = new WeakMap<ClassDecl, string | null>();
+
+/**
+ * How a worker's path looks items up by a stable identity: the first `@Query` it runs whose
+ * WHERE clause compares a guid, link, url or another identity column (e.g. "`loadFeedItem()` by
+ * `guid`"), or undefined when none.
+ */
+export function stableLookup(project: Project, w: ClassRef): string | undefined {
+  const c = stableCache.get(w.cls);
+  if (c !== undefined) return c ?? undefined;
+  const resolver = resolverOf(project);
+  let found: string | undefined;
+  for (const r of resolver.reachable(workerFunctions(w)).values()) {
+    const col = queryColumns(r).find((x) => STABLE_KEY_COLUMN.test(x));
+    if (col) {
+      found = `\`${r.fn.name}()\` by \`${col}\``;
+      break;
+    }
+    const known = idsCheckedAgainstQuery(project, r);
+    if (known) {
+      found = known;
+      break;
+    }
+  }
+  stableCache.set(w.cls, found ?? null);
+  return found;
+}
+
+const ITEM_ID = /^(id|guid|link|url|uri|remoteId|itemId|entryId|key|getId|getGuid|getLink|getUrl)$/;
+
+/**
+ * `entries.removeAll { it.id in existingIds }` where `existingIds` holds what a `@Query` returned:
+ * items are matched against the database by their id. Returns a description, or undefined.
+ */
+function idsCheckedAgainstQuery(project: Project, r: FunctionRef): string | undefined {
+  const body = r.fn.body;
+  if (!body) return undefined;
+  const resolver = resolverOf(project);
+  const file = r.file;
+  for (let k = body.start + 2; k < body.end; k++) {
+    if (!isIdent(file.tokens[k], 'in') || !isIdent(file.tokens[k + 1])) continue;
+    const id = file.tokens[k - 1];
+    if (!isIdent(id) || !ITEM_ID.test((id as Token).value) || !(isOp(file.tokens[k - 2], '.') || isOp(file.tokens[k - 2], '?.'))) continue;
+    const setName = (file.tokens[k + 1] as Token).value;
+    const decl = project.values.find((v) => v.file === file && v.fn === r.fn && v.name === setName && v.nameIndex < k);
+    if (!decl) continue;
+    for (let m = decl.init.start; m <= decl.init.end; m++) {
+      if (!isIdent(file.tokens[m]) || !isOp(file.tokens[m + 1], '(')) continue;
+      const q = resolver.resolveCall(file, m).find((t) => t.fn.annotations.some((a) => a.name === 'Query'));
+      if (q) return `\`${(id as Token).value} in ${setName}\` against \`${q.fn.name}()\``;
+    }
+  }
+  return undefined;
+}
+
+/** A short description of where a finding is, for messages: "FeedSyncWorker" or "FeedSyncWorker, SyncWorker". */
+export function workerNames(ctx: PathContext): string {
+  return ctx.workers.map((w) => w.cls.name).join(', ');
+}
