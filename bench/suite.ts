@@ -355,7 +355,7 @@ function render(
     ]);
   }
   const dates = n(DATE_READ);
-  if (dates > 0) {
+  if ((perRun.get(DATE_READ) ?? 0) > 0) {
     waste.push([
       `device time read with \`date +%s%3N\` each time it is needed (${perRun.get(DATE_READ) ?? 0} per forced run)`,
       `${dates} reads`,

@@ -72,6 +72,11 @@ export function classifyService(name: string): string {
   const colon = name.indexOf(':');
   const head = colon < 0 ? name : name.slice(0, colon);
   const rest = colon < 0 ? '' : name.slice(colon + 1);
+  // Reads sent in one shell invocation (src/device/shell-batch.ts): `( CMD\n) </dev/null; … "__DV_B_""…`.
+  if (head.startsWith('shell') && rest.startsWith('( ') && rest.includes('"__DV_B_""')) {
+    const commands = [...rest.matchAll(/(?:^|\n)\( ([^\n]*)\n\) <\/dev\/null;/g)].map((m) => classifyService(`${head}:${m[1] ?? ''}`).replace(/^shell: /, ''));
+    return `shell: batch of ${commands.length} (${commands.join(' + ')})`;
+  }
   if (head.startsWith('shell') || head === 'exec') {
     // `adb logcat` runs `export ANDROID_LOG_TAGS="…"; exec logcat …` (adb/client/commandline.cpp logcat).
     const command = rest.replace(/^export ANDROID_LOG_TAGS=\S*; exec /, '');

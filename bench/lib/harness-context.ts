@@ -16,6 +16,7 @@ import { startFixtureServer } from '../../src/feed/fixture-server.js';
 import { LogObserver } from '../../src/harness/log-observer.js';
 import { DeviceHarness, type SessionContext } from '../../src/harness/device-harness.js';
 import { systemClock } from '../../src/host-clock.js';
+import { DeviceClock } from '../../src/harness/device-clock.js';
 
 export interface BenchHarnessContext {
   readonly context: SessionContext;
@@ -47,6 +48,7 @@ export async function openHarnessContext(device: AndroidDevice, config: Config):
     clock: systemClock,
     backupDir,
     nextRun: () => ++run,
+    deviceClock: new DeviceClock(systemClock),
     progress: () => undefined,
     signal: new AbortController().signal,
   };

@@ -22,6 +22,8 @@ import Database from 'better-sqlite3';
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
 import type { AndroidDevice } from '../device/android-device.js';
 import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
+import { runReads, type ShellRead } from './shell-reads.js';
+import type { ShellResult } from '../device/android-device.js';
 import { forceStop } from './activity.js';
 import { assertAppRelativePath, assertPackageName, quoteSqlIdentifier } from './names.js';
 import { classifyRunAsError, isNoSuchFile, type RunAsFailure } from './parsers/run-as.js';
@@ -73,6 +75,37 @@ export async function readAppFile(device: AndroidDevice, pkg: string, relativePa
   if (refusal === 'not-debuggable') await assertRunAs(device, pkg);
   if (refusal === null && isNoSuchFile(result.stderr)) return null;
   throw new DeviceCommandError(`Could not read ${relativePath} of ${pkg} on ${device.serial}: ${result.stderr.trim() || `exit ${result.exitCode}`}`, {
+    command: buildShellCommand(argv),
+    exitCode: result.exitCode,
+    stderr: result.stderr,
+  });
+}
+
+/**
+ * `run-as PKG cat PATH` of each path as one read (src/device/shell-batch.ts: several go out in one
+ * shell invocation): each file's bytes, null for a file that does not exist. A refusal of run-as
+ * throws as `assertRunAs` does, any other failure as `readAppFile` does.
+ */
+export function appFilesRead(serial: string, pkg: string, relativePaths: readonly string[]): ShellRead<(Buffer | null)[]> {
+  const commands = relativePaths.map((p) => ['run-as', assertPackageName(pkg), 'cat', appOperand(p)]);
+  return {
+    commands,
+    parse: (results) => results.map((r, i) => appFileOf(serial, pkg, relativePaths[i]!, commands[i]!, r)),
+  };
+}
+
+/** The bytes of one `run-as PKG cat PATH`, as readAppFile judges its result. */
+function appFileOf(serial: string, pkg: string, relativePath: string, argv: readonly string[], result: ShellResult): Buffer | null {
+  if (result.exitCode === 0) return result.stdout;
+  const refusal = classifyRunAsError(result.stderr);
+  if (refusal === 'not-debuggable') {
+    throw new DedupVerifyError(
+      ErrorCode.NotDebuggable,
+      `run-as refused ${pkg} on ${serial}: "${result.stderr.trim()}". Install a debuggable build (android:debuggable="true", e.g. the debug variant) and run again.`,
+    );
+  }
+  if (refusal === null && isNoSuchFile(result.stderr)) return null;
+  throw new DeviceCommandError(`Could not read ${relativePath} of ${pkg} on ${serial}: ${result.stderr.trim() || `exit ${result.exitCode}`}`, {
     command: buildShellCommand(argv),
     exitCode: result.exitCode,
     stderr: result.stderr,
@@ -150,17 +183,31 @@ export interface PulledDatabase {
   cleanup(): Promise<void>;
 }
 
-/** Copies a database with its -wal and -shm into a fresh host directory. */
-export async function pullDatabase(
-  device: AndroidDevice,
-  request: { readonly pkg: string; readonly db: string; readonly hostDir?: string },
-): Promise<PulledDatabase> {
+/**
+ * A database with its -wal as one read (main and -wal in one shell invocation, and with other
+ * reads when given to runReads), copied into a fresh host directory. Not -shm: see pullDatabase.
+ */
+export function databaseRead(serial: string, request: { readonly pkg: string; readonly db: string; readonly hostDir?: string }): ShellRead<PulledDatabase> {
   const relative = databasePath(request.db);
-  // Main file and WAL in parallel. Not -shm: it is only the WAL's index, which SQLite rebuilds
-  // from the WAL when the copy is opened (sqlite.org/walformat.html, "the wal-index").
-  const [main, wal] = await Promise.all([readAppFile(device, request.pkg, relative), readAppFile(device, request.pkg, `${relative}-wal`)]);
+  const files = appFilesRead(serial, request.pkg, [relative, `${relative}-wal`]);
+  return {
+    commands: files.commands,
+    parse: async (results) => {
+      const [main, wal] = await files.parse(results);
+      return writeDatabaseCopy(serial, request, relative, main ?? null, wal ?? null);
+    },
+  };
+}
+
+async function writeDatabaseCopy(
+  serial: string,
+  request: { readonly pkg: string; readonly hostDir?: string },
+  relative: string,
+  main: Buffer | null,
+  wal: Buffer | null,
+): Promise<PulledDatabase> {
   if (main === null) {
-    throw new DeviceCommandError(`${request.pkg} has no database ${relative} on ${device.serial} (has the app run yet?).`, {
+    throw new DeviceCommandError(`${request.pkg} has no database ${relative} on ${serial} (has the app run yet?).`, {
       command: `run-as ${request.pkg} cat ${relative}`,
       stderr: 'No such file or directory',
     });
@@ -172,6 +219,21 @@ export async function pullDatabase(
   await writeFile(dbPath, main);
   if (wal !== null) await writeFile(`${dbPath}-wal`, wal);
   return { dir, dbPath, hasWal: wal !== null, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Copies a database with its -wal into a fresh host directory: the two files in parallel, each
+ * over its own service (the fastest for a large file; databaseRead sends both in one).
+ */
+export async function pullDatabase(
+  device: AndroidDevice,
+  request: { readonly pkg: string; readonly db: string; readonly hostDir?: string },
+): Promise<PulledDatabase> {
+  const relative = databasePath(request.db);
+  // Main file and WAL in parallel. Not -shm: it is only the WAL's index, which SQLite rebuilds
+  // from the WAL when the copy is opened (sqlite.org/walformat.html, "the wal-index").
+  const [main, wal] = await Promise.all([readAppFile(device, request.pkg, relative), readAppFile(device, request.pkg, `${relative}-wal`)]);
+  return writeDatabaseCopy(device.serial, request, relative, main, wal);
 }
 
 export interface TableQuery {
@@ -187,14 +249,26 @@ export type Row = Record<string, unknown>;
 
 /** Rows of a table of the app's database, read from a fresh host copy. */
 export async function readTableRows(device: AndroidDevice, query: TableQuery): Promise<Row[]> {
-  const pulled = await pullDatabase(device, query);
-  try {
-    return withDatabase(pulled.dbPath, true, (db) =>
-      db.prepare(`SELECT * FROM ${quoteSqlIdentifier(query.table)}${query.where ? ` WHERE ${query.where}` : ''}`).all(...(query.params ?? [])) as Row[],
-    );
-  } finally {
-    await pulled.cleanup();
-  }
+  const [rows] = await runReads(device, [tableRowsRead(device.serial, query)]);
+  return rows;
+}
+
+/** readTableRows as one read (main and -wal in one shell invocation, with other reads when given to runReads). */
+export function tableRowsRead(serial: string, query: TableQuery): ShellRead<Row[]> {
+  const copy = databaseRead(serial, query);
+  return {
+    commands: copy.commands,
+    parse: async (results) => {
+      const pulled = await copy.parse(results);
+      try {
+        return withDatabase(pulled.dbPath, true, (db) =>
+          db.prepare(`SELECT * FROM ${quoteSqlIdentifier(query.table)}${query.where ? ` WHERE ${query.where}` : ''}`).all(...(query.params ?? [])) as Row[],
+        );
+      } finally {
+        await pulled.cleanup();
+      }
+    },
+  };
 }
 
 export interface DatabaseBackup {
@@ -353,6 +427,9 @@ export interface AppTreeBackup {
   readonly entries: readonly (TreeEntry & { readonly sha256?: string })[];
 }
 
+/** Files read per shell invocation by backupAppTree (each file's bytes are kept in memory until written). */
+const BACKUP_FILES_PER_READ = 16;
+
 /**
  * Copies every file of the app's data directory (but cache and code_cache) to `dir`, with its
  * mode, so that `restoreAppTree` can put the whole directory back after `pm clear` or edits.
@@ -363,12 +440,20 @@ export async function backupAppTree(device: AndroidDevice, pkg: string, dir: str
   // special files are left alone.
   const tree = (await listAppTree(device, pkg)).filter((e) => e.type === 'file' || e.type === 'dir' || (e.type === 'link' && e.target !== undefined));
   const entries: (TreeEntry & { sha256?: string })[] = [];
+  // The files' bytes, several per shell invocation (src/device/shell-batch.ts).
+  const files = tree.filter((e) => e.type === 'file').map((e) => e.path);
+  const contents = new Map<string, Buffer | null>();
+  for (let i = 0; i < files.length; i += BACKUP_FILES_PER_READ) {
+    const chunk = files.slice(i, i + BACKUP_FILES_PER_READ);
+    const [read] = await runReads(device, [appFilesRead(device.serial, pkg, chunk)], { timeoutMs: 120_000 });
+    chunk.forEach((path, k) => contents.set(path, read[k] ?? null));
+  }
   for (const entry of tree) {
     if (entry.type !== 'file') {
       entries.push(entry);
       continue;
     }
-    const data = await readAppFile(device, pkg, entry.path);
+    const data = contents.get(entry.path) ?? null;
     if (data === null) {
       // The listing named a file `cat` cannot find: its name holds a newline or a carriage
       // return (ls prints names raw to a pipe), or it went away. Nothing may be lost silently.

@@ -21,6 +21,7 @@
 import { DeviceCommandError } from '../errors.js';
 import type { AndroidDevice } from '../device/android-device.js';
 import { isShellRoot } from './properties.js';
+import type { ShellRead } from './shell-reads.js';
 
 /** The host's clock, injected so restores can be tested; wall time in ms. */
 export interface HostClock {
@@ -38,6 +39,21 @@ export async function readDeviceTimeMs(device: AndroidDevice): Promise<number> {
     command: 'date +%s',
     stderr: '',
   });
+}
+
+/**
+ * `date +%s%3N` as one read, to go out with others in one shell invocation (src/device/
+ * shell-batch.ts): epoch ms, or null when the device's toybox does not print them (then
+ * readDeviceTimeMs, with its fallback).
+ */
+export function deviceTimeRead(): ShellRead<number | null> {
+  return {
+    commands: [['date', '+%s%3N']],
+    parse: ([result]) => {
+      const text = result?.exitCode === 0 ? result.stdout.toString('utf8').trim() : '';
+      return /^\d{13,}$/.test(text) ? Number(text) : null;
+    },
+  };
 }
 
 /** `auto_time` as stored: '1', '0', or null when unset. */
@@ -93,10 +109,16 @@ export interface ClockSnapshot {
 
 /** Records what restoreClock needs; take it before changing the clock. */
 export async function saveClock(device: AndroidDevice, host: HostClock = systemHostClock): Promise<ClockSnapshot> {
-  const autoTime = await getAutoTime(device);
-  const before = host.nowMs();
-  const deviceTimeMs = await readDeviceTimeMs(device);
-  const after = host.nowMs();
+  // The setting and the clock at once (two services on the one transport): the clock's reading
+  // is timed on its own.
+  const [autoTime, { deviceTimeMs, before, after }] = await Promise.all([
+    getAutoTime(device),
+    (async () => {
+      const before = host.nowMs();
+      const deviceTimeMs = await readDeviceTimeMs(device);
+      return { deviceTimeMs, before, after: host.nowMs() };
+    })(),
+  ]);
   // The device read happened somewhere between the two host readings: take the middle.
   return { deviceTimeMs, hostTimeMs: Math.round((before + after) / 2), autoTime };
 }

@@ -21,6 +21,9 @@
  */
 import type { AndroidDevice } from '../device/android-device.js';
 import { assertPackageName } from './names.js';
+import { commandFailed } from '../device/android-device.js';
+import { runReads, type ShellRead } from './shell-reads.js';
+import { buildShellCommand } from '../device/shell-quote.js';
 import { parseDumpsysJobs, parseJobState, parseRunJobOutput, type JobEntry, type JobState, type RunJobResult } from './parsers/job-scheduler.js';
 
 export const WORKMANAGER_JOB_NAMESPACE = 'androidx.work.systemjobscheduler';
@@ -37,8 +40,20 @@ export interface JobQuery {
 
 /** Every registered job of `pkg` (`dumpsys jobscheduler PKG`), without other apps' JOB lines. */
 export async function listJobs(device: AndroidDevice, pkg: string): Promise<JobEntry[]> {
-  const text = await device.shellText(['dumpsys', 'jobscheduler', assertPackageName(pkg)]);
-  return jobsOfPackage(parseDumpsysJobs(text), pkg);
+  const [jobs] = await runReads(device, [jobListRead(pkg)]);
+  return jobs;
+}
+
+/** listJobs as one read, to go out with others in one shell invocation (src/device/shell-batch.ts). */
+export function jobListRead(pkg: string): ShellRead<JobEntry[]> {
+  const argv = ['dumpsys', 'jobscheduler', assertPackageName(pkg)];
+  return {
+    commands: [argv],
+    parse: ([result]) => {
+      if (result === undefined || result.exitCode !== 0) throw commandFailed(buildShellCommand(argv), result ?? { stdout: Buffer.alloc(0), stderr: '', exitCode: 255 });
+      return jobsOfPackage(parseDumpsysJobs(result.stdout.toString('utf8')), pkg);
+    },
+  };
 }
 
 /** The jobs of `pkg` among parsed JOB entries (see the header: API 30 lists other apps' too). */

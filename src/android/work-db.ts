@@ -17,7 +17,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { AndroidDevice } from '../device/android-device.js';
-import { pullDatabase, withDatabase, type PulledDatabase } from './app-data.js';
+import { databaseRead, pullDatabase, withDatabase, type PulledDatabase } from './app-data.js';
+import { runReads, type ShellRead } from './shell-reads.js';
 import type { WorkSpecModel, WorkSpecRow } from './work-spec.js';
 
 export const WORK_DATABASE_PATH = 'no_backup/androidx.work.workdb';
@@ -74,14 +75,26 @@ export function readWorkDatabase(dbPath: string): WorkDbSnapshot {
   }));
 }
 
-/** Pull + read + clean up. */
+/** Copy (main and -wal in one shell invocation) + read + clean up. */
 export async function readDeviceWorkDatabase(device: AndroidDevice, pkg: string): Promise<WorkDbSnapshot> {
-  const pulled = await pullWorkDatabase(device, pkg);
-  try {
-    return readWorkDatabase(pulled.dbPath);
-  } finally {
-    await pulled.cleanup();
-  }
+  const [snapshot] = await runReads(device, [workDatabaseRead(device.serial, pkg)]);
+  return snapshot;
+}
+
+/** readDeviceWorkDatabase as one read, to go out with others in one shell invocation (runReads). */
+export function workDatabaseRead(serial: string, pkg: string): ShellRead<WorkDbSnapshot> {
+  const copy = databaseRead(serial, { pkg, db: WORK_DATABASE_PATH });
+  return {
+    commands: copy.commands,
+    parse: async (results) => {
+      const pulled = await copy.parse(results);
+      try {
+        return readWorkDatabase(pulled.dbPath);
+      } finally {
+        await pulled.cleanup();
+      }
+    },
+  };
 }
 
 /** The WorkSpecs enqueued under a unique work name, each with its job id. */

@@ -10,6 +10,8 @@
  * pushes, reverse rules and property reads. Records are numbered in the order the commands were
  * sent; a caller takes the finished ones in that order (`takeFinished`). `context` is asked at
  * the start of each command and kept with its record: what the caller was doing when it sent it.
+ * Read-only commands sent together in one shell invocation (`shellBatch`, shell-batch.ts) are one
+ * record each, in the batch's order, marked with their place in it (`batch`).
  *
  * The record keeps the bytes a command wrote (a shell command's standard input, a pushed file):
  * the only way to send the same command again. Output is not kept, only its size and first line.
@@ -25,6 +27,7 @@ import type {
   StreamListener,
 } from './android-device.js';
 import { toCommandLine } from './shell-quote.js';
+import { sendBatch, type BatchCommand, type BatchOptions } from './shell-batch.js';
 import { describeError, hasErrorCode, ErrorCode, type DeviceCommandError } from '../errors.js';
 
 /** How a command reached the device. */
@@ -70,6 +73,12 @@ export interface CommandRecord<C = unknown> {
   readonly output: string | undefined;
   /** The error the command failed with (timeout, transport, a refused exit code). */
   readonly error: string | undefined;
+  /**
+   * A read sent with others in one shell invocation (shell-batch.ts): its place in the batch
+   * (1-based) and the batch's size. The record's words are this command's own; the invocation's
+   * duration is each of its records' duration.
+   */
+  readonly batch?: { readonly index: number; readonly size: number };
 }
 
 type MutableRecord<C> = { -readonly [K in keyof CommandRecord<C>]: CommandRecord<C>[K] };
@@ -116,7 +125,10 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
 
   // ---------------------------------------------------------------- recording
 
-  private start(via: CommandVia, fields: { argv?: readonly string[] | undefined; command: string; path?: string; mode?: number; data?: Buffer }): MutableRecord<C> {
+  private start(
+    via: CommandVia,
+    fields: { argv?: readonly string[] | undefined; command: string; path?: string; mode?: number; data?: Buffer; batch?: { index: number; size: number } },
+  ): MutableRecord<C> {
     const record: MutableRecord<C> = {
       seq: this.nextSeq++,
       via,
@@ -125,6 +137,7 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
       ...(fields.path !== undefined ? { path: fields.path } : {}),
       ...(fields.mode !== undefined ? { mode: fields.mode } : {}),
       ...(fields.data !== undefined ? { data: fields.data } : {}),
+      ...(fields.batch !== undefined ? { batch: fields.batch } : {}),
       startedAt: this.options.clock.now(),
       context: this.options.context?.(),
       finished: false,
@@ -179,6 +192,32 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
       bytes: r.stdout.length,
       output: r.exitCode === 0 ? textLine(r.stdout) ?? firstLine(r.stderr) : firstLine(r.stderr) ?? textLine(r.stdout),
     }));
+  }
+
+  /**
+   * Read-only commands in one shell invocation (shell-batch.ts), one record per command, each
+   * with its own exit code, size and first line of output. A batch of one is a plain `shell`.
+   */
+  async shellBatch(commands: readonly BatchCommand[], options: BatchOptions = {}): Promise<ShellResult[]> {
+    if (commands.length === 1) return [await this.shell(commands[0]!, options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {})];
+    const records = commands.map((command, i) => this.start('shell', { ...words(command), batch: { index: i + 1, size: commands.length } }));
+    let results: ShellResult[];
+    try {
+      results = await sendBatch(this.inner, commands, options);
+    } catch (e) {
+      const error = describeError(e);
+      for (const record of records) this.finish(record, { error });
+      throw e;
+    }
+    records.forEach((record, i) => {
+      const r = results[i]!;
+      this.finish(record, {
+        exitCode: r.exitCode,
+        bytes: r.stdout.length,
+        output: r.exitCode === 0 ? textLine(r.stdout) ?? firstLine(r.stderr) : firstLine(r.stderr) ?? textLine(r.stdout),
+      });
+    });
+    return results;
   }
 
   /**

@@ -9,6 +9,9 @@
  * line, same exit code, failed or not), at the place and time of the first, with `count` the
  * times it was sent, `durationMs` their total and the last one's result. Polls (a job state read
  * until it changes, the workdb read until the job is there) thus cost one line per state seen.
+ * Reads sent together in one shell invocation (src/device/shell-batch.ts) are each their own
+ * record and event, with their own exit code, and a `detail` that says which of how many
+ * commands of the invocation it was.
  */
 import type { CommandRecord } from '../device/recording-device.js';
 import type { ActionEvent } from '../history/events.js';
@@ -140,7 +143,9 @@ export function changeActionName(record: LabelledRecord): string {
 export function commandEvent(record: LabelledRecord): CommandEvent {
   const read = isReadOnlyCommand(record);
   const label = read ? undefined : record.context;
-  const detail = typeof label?.detail === 'function' ? label.detail(record) : label?.detail;
+  const labelDetail = typeof label?.detail === 'function' ? label.detail(record) : label?.detail;
+  const batched = record.batch !== undefined ? `command ${record.batch.index} of ${record.batch.size} sent in one shell invocation` : undefined;
+  const detail = labelDetail !== undefined && batched !== undefined ? `${labelDetail} (${batched})` : (labelDetail ?? batched);
   const event: ActionEvent = {
     type: 'action',
     t: record.startedAt,

@@ -23,15 +23,18 @@ import { inspectDedupSchema } from './dedup-schema.js';
 import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
 import { DedupVerifyError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
 import { forceStop, sendBroadcast, startActivity } from '../android/activity.js';
-import { deleteRows, readTableRows, pullDatabase, withDatabase } from '../android/app-data.js';
+import { deleteRows, pullDatabase, tableRowsRead, withDatabase } from '../android/app-data.js';
 import { quoteSqlIdentifier } from '../android/names.js';
-import { readDeviceTimeMs, setDeviceTime } from '../android/clock.js';
-import { findJob, getJobState, runJob, WORKMANAGER_JOB_SERVICE } from '../android/job-scheduler.js';
+import { deviceTimeRead, readDeviceTimeMs, setDeviceTime } from '../android/clock.js';
+import { findJob, getJobState, jobListRead, runJob, selectJob, WORKMANAGER_JOB_SERVICE } from '../android/job-scheduler.js';
+import type { JobEntry } from '../android/parsers/job-scheduler.js';
+import { runReads, type ReadValues, type ShellRead } from '../android/shell-reads.js';
 import { FeedItemIndex } from '../android/notification-mapping.js';
 import { getNotificationRecord, listNotificationKeys } from '../android/notifications.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { parseNmsWarning } from '../android/parsers/nms-warnings.js';
-import { readWorkSnapshot, nextRunTime } from './work-state.js';
+import { workSnapshotRead, nextRunTime } from './work-state.js';
+import type { DeviceClock } from './device-clock.js';
 import type {
   DbSnapshot,
   FaultPlan,
@@ -48,7 +51,7 @@ import type {
 } from './harness.js';
 import type { LogObserver, ObservedLine } from './log-observer.js';
 import type { ReproStep } from './actions.js';
-import { commandEvents, type ActionLabel } from './command-log.js';
+import { commandEvents, isReadOnlyCommand, type ActionLabel } from './command-log.js';
 import { renderFeed } from '../feed/render-feed.js';
 
 interface JobRef {
@@ -74,6 +77,17 @@ export interface SessionContext {
   readonly signal: AbortSignal;
   /** The host's clocks: the harness reads no other. */
   readonly clock: HostClock;
+  /** The device's wall clock as host clock + offset, shared by the session's harnesses (device-clock.ts). */
+  readonly deviceClock: DeviceClock;
+}
+
+/** WorkManager's state and the app's jobs, read together, with what had happened when they were read. */
+interface WorkRead {
+  readonly work: WorkSnapshot;
+  readonly jobs: readonly JobEntry[];
+  /** Commands that change the device sent before the read, and the journal's length then. */
+  readonly changes: number;
+  readonly journal: number;
 }
 
 /** Result line of androidx WorkerWrapper (androidx `work/work-runtime/.../WorkerWrapper.kt`, INFO, tag WM-WorkerWrapper). */
@@ -81,6 +95,12 @@ const RESULT_LINE = /^Worker result (SUCCESS|RETRY|FAILURE) for Work \[ id=([0-9
 const RESULT_OUTCOME: Record<string, HistoryRunOutcome> = { SUCCESS: 'success', RETRY: 'retry', FAILURE: 'failure' };
 /** How long a forced run may take to show any sign of life before it counts as refused. */
 const REFUSED_AFTER_MS = 5_000;
+/** The first look at a started job's state comes no sooner than this after `cmd jobscheduler run` returned. */
+const FIRST_JOB_POLL_MS = 50;
+/** The longest wait between two looks at a started job's state. */
+const MAX_JOB_POLL_MS = 400;
+/** How long a killed process's death line is waited for at least before `pidof` is asked instead. */
+const DEATH_LINE_MIN_WAIT_MS = 1_000;
 
 export class DeviceHarness implements Harness {
   readonly config: Config;
@@ -103,8 +123,15 @@ export class DeviceHarness implements Harness {
   private seen: { journal: number; log: number };
   private readonly started: number;
   private journalStart: number;
-  /** Device clock minus host clock at the last reading or setting of the device clock. */
-  private clockOffset: number | undefined;
+  /** The last WorkManager state and job list read, reused while nothing can have changed them. */
+  private lastWorkRead: WorkRead | undefined;
+  /** Records of the recorder looked at by changesSent, and how many of them changed the device. */
+  private scannedRecords = 0;
+  private changeCount = 0;
+  /** The dedup table's keys read with the app's start before the scenario primed them (primeStoredKeys). */
+  private keysWithStart: { keys: Set<string>; changes: number; journal: number } | undefined;
+  /** Reads still running whose results are no longer needed (a poll overtaken by the event it looked for). */
+  private inFlight: Promise<unknown>[] = [];
 
   constructor(
     private readonly ctx: SessionContext,
@@ -115,6 +142,7 @@ export class DeviceHarness implements Harness {
     this.started = ctx.clock.monotonic();
     this.journalStart = ctx.server.journal().length;
     this.seen = { journal: this.journalStart, log: ctx.observer.position };
+    ctx.deviceClock.remeasure();
     this.recorder = new RecordingDevice<ActionLabel>(ctx.device, {
       clock: { now: () => this.deviceTimeEstimate(), monotonic: () => ctx.clock.monotonic() },
       context: () => this.labels.getStore(),
@@ -190,7 +218,39 @@ export class DeviceHarness implements Harness {
    * set (for events that need a time but not a device round trip of their own).
    */
   private deviceTimeEstimate(): number {
-    return this.ctx.clock.now() + (this.clockOffset ?? 0);
+    return this.ctx.deviceClock.now() ?? this.ctx.clock.now();
+  }
+
+  /**
+   * Sends `reads` in one shell invocation (src/device/shell-batch.ts), with a `date` when the
+   * device clock's offset wants measuring (device-clock.ts): one round trip for all of them.
+   */
+  private async read<const R extends readonly ShellRead<unknown>[]>(reads: R): Promise<ReadValues<R>> {
+    const clock = this.ctx.deviceClock;
+    if (!clock.wantsReading) return runReads(this.device, reads);
+    const before = this.ctx.clock.now();
+    const [deviceMs, ...values] = await runReads(this.device, [deviceTimeRead(), ...reads]);
+    const after = this.ctx.clock.now();
+    if (deviceMs !== null) clock.measured(deviceMs, before, after);
+    else await this.measureClock();
+    return values;
+  }
+
+  /** `date` on its own (with readDeviceTimeMs's fallback for a toybox without %N). */
+  private async measureClock(): Promise<number> {
+    const before = this.ctx.clock.now();
+    const now = await readDeviceTimeMs(this.device);
+    this.ctx.deviceClock.measured(now, before, this.ctx.clock.now());
+    return now;
+  }
+
+  /** How many commands that change the device (command-log.ts) the harness has sent so far. */
+  private changesSent(): number {
+    const records = this.recorder.records;
+    for (; this.scannedRecords < records.length; this.scannedRecords++) {
+      if (!isReadOnlyCommand(records[this.scannedRecords]!)) this.changeCount++;
+    }
+    return this.changeCount;
   }
 
   /** Records a step of the harness that is not one device command (those record themselves). */
@@ -282,10 +342,12 @@ export class DeviceHarness implements Harness {
 
   // ---------------------------------------------------------------- clock
 
+  /** The device time now: host clock + the offset measured with earlier reads, or one `date` before the first. */
   async deviceNow(): Promise<number> {
-    const now = await readDeviceTimeMs(this.device);
-    this.clockOffset = now - this.ctx.clock.now();
-    return now;
+    const known = this.ctx.deviceClock.now();
+    if (known !== undefined) return known;
+    await this.read([]);
+    return this.deviceTimeEstimate();
   }
 
   async advanceClock(ms: number): Promise<void> {
@@ -294,26 +356,30 @@ export class DeviceHarness implements Harness {
   }
 
   private async setClock(ms: number): Promise<void> {
+    const before = this.ctx.clock.now();
     await this.act({ action: 'set-time', detail: `clock to ${new Date(ms).toISOString()}` }, () => setDeviceTime(this.device, ms));
-    this.clockOffset = ms - this.ctx.clock.now();
+    this.ctx.deviceClock.wasSet(ms, before, this.ctx.clock.now());
   }
 
   async openGuard(): Promise<number> {
     return (await this.passGuard()).now;
   }
 
-  /** openGuard, also returning the WorkManager state it read (one pull of the workdb per run). */
-  private async passGuard(): Promise<{ now: number; work: WorkSnapshot }> {
+  /**
+   * openGuard, also returning the WorkManager state and the jobs it read: one read of the workdb
+   * per run (none when the last read still holds), the next run time computed on the host.
+   */
+  private async passGuard(): Promise<{ now: number; work: WorkSnapshot; jobs: readonly JobEntry[] }> {
+    const { work, jobs } = await this.currentWork();
     const now = await this.deviceNow();
-    const work = await this.readWorkState();
     const spec = work.primary;
-    if (!spec) return { now, work };
+    if (!spec) return { now, work, jobs };
     const due = nextRunTime(spec, now);
-    if (now >= due) return { now, work };
+    if (now >= due) return { now, work, jobs };
     const target = due + 1_000;
     await this.setClock(target);
     this.note(`clock moved from ${new Date(now).toISOString()} to ${new Date(target).toISOString()} (next run due ${new Date(due).toISOString()})`);
-    return { now: target, work };
+    return { now: target, work, jobs };
   }
 
   // ---------------------------------------------------------------- the forced run (docs/design.md §3)
@@ -324,7 +390,7 @@ export class DeviceHarness implements Harness {
     const probe = options.probe === true;
     const run = probe ? 0 : this.ctx.nextRun();
     const evidence: string[] = [];
-    const { now: deviceTime, work } = probe ? { now: await this.deviceNow(), work: await this.readWorkState() } : await this.passGuard();
+    const { now: deviceTime, work, jobs } = probe ? await this.currentWork().then(async (r) => ({ ...r, now: await this.deviceNow() })) : await this.passGuard();
     const spec = work.primary;
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
     const journalFrom = this.ctx.server.journal().length;
@@ -340,16 +406,24 @@ export class DeviceHarness implements Harness {
       return finish('refused', [`no scheduled job for the unique work "${this.config.work.uniqueName}" (WorkSpec ${spec ? 'without SystemIdInfo' : 'missing'})`]);
     }
     const jobId = spec.systemId;
-    const job = await findJob(this.device, { pkg: this.pkg, jobId, serviceClass: WORKMANAGER_JOB_SERVICE });
+    // The job list read with the WorkSpec, before the clock moved: on API 23+ WorkManager does not
+    // reschedule on TIME_SET (androidx work-runtime RescheduleReceiver.java: onReceive only hands
+    // its PendingResult to WorkManagerImpl.setReschedulePendingResult), so the job is the same
+    // after the set. A job not listed then (WorkManager re-registers a periodic job as a run
+    // ends) is looked up again.
+    const query = { pkg: this.pkg, jobId, serviceClass: WORKMANAGER_JOB_SERVICE };
+    const job = selectJob(jobs, query) ?? (await findJob(this.device, query));
     if (!job) {
       return finish('refused', [`job ${spec.systemId} of ${this.pkg} is not registered with JobScheduler (dumpsys jobscheduler ${this.pkg})`]);
     }
     const kill = options.killAt;
     if (kill) this.ctx.server.setFault(this.routePath(kill.route), { hold: true, passFirst: kill.nth - 1 });
+    const sentAt = this.ctx.clock.monotonic();
     const started = await this.act(
       { action: 'force-run', ...(probe ? { probe: true, detail: 'probe: forced without moving the clock; no run is due' } : { run }) },
       () => runJob(this.device, { pkg: this.pkg, id: jobId, namespace: job.namespace, force: true }),
     );
+    const roundTripMs = this.ctx.clock.monotonic() - sentAt;
     evidence.push(`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`);
     if (started.result.kind !== 'running') {
       if (kill) this.ctx.server.release();
@@ -362,7 +436,7 @@ export class DeviceHarness implements Harness {
         evidence.push(`held ${held[0]?.method ?? ''} ${held[0]?.path ?? ''} (request ${held[0]?.seq ?? '?'}) at the kill point`);
       } catch (e) {
         this.ctx.server.release();
-        if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }));
+        if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }, roundTripMs));
         throw e;
       }
       const path = this.routePath(kill.route);
@@ -374,10 +448,9 @@ export class DeviceHarness implements Harness {
       });
       evidence.push(`$ ${argv.join(' ')}`);
       this.ctx.server.release();
-      await this.ctx.observer.sync(this.config.timeouts.commandMs);
       return finish('killed');
     }
-    const outcome = await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace });
+    const outcome = await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }, roundTripMs);
     return finish(outcome);
   }
 
@@ -386,37 +459,44 @@ export class DeviceHarness implements Harness {
    * shows no sign of life (no result line, no fetch, job not active) is refused: WorkerWrapper
    * delayed it ("before schedule"), which it logs only at DEBUG.
    */
-  private async settle(run: number, logFrom: number, journalFrom: number, workId: string, job: JobRef): Promise<RunOutcome> {
+  private async settle(run: number, logFrom: number, journalFrom: number, workId: string, job: JobRef, roundTripMs: number): Promise<RunOutcome> {
     const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.exec(l.message)?.[2] === workId;
     const resultLine = this.ctx.observer.waitFor(logFrom, isResult, this.config.timeouts.runMs, `WM-WorkerWrapper result for run ${run}`);
     resultLine.catch(() => undefined);
+    const outcomeOf = (line: ObservedLine): RunOutcome => RESULT_OUTCOME[RESULT_LINE.exec(line.message)?.[1] ?? ''] ?? 'success';
     const deadline = this.ctx.clock.monotonic() + REFUSED_AFTER_MS;
-    let delayMs = 50;
+    // JobScheduler's state is looked at only while the run shows no sign of life (no fetch, no
+    // result line), first after the time `cmd jobscheduler run` itself took to answer (a run
+    // that started shows itself within about one round trip on any link), then backing off.
+    let delayMs = Math.min(Math.max(FIRST_JOB_POLL_MS, roundTripMs), MAX_JOB_POLL_MS);
     for (;;) {
-      const done = await Promise.race([resultLine.then((l) => l), delay(delayMs).then(() => null)]);
-      if (done) return RESULT_OUTCOME[RESULT_LINE.exec(done.message)?.[1] ?? ''] ?? 'success';
-      const fetched = this.ctx.server.journal().length > journalFrom;
+      const done = await Promise.race([resultLine, delay(delayMs).then(() => null)]);
+      if (done) return outcomeOf(done);
+      if (this.ctx.server.journal().length > journalFrom) return outcomeOf(await resultLine);
       // `cmd jobscheduler run` leaves the job pending or active when it returns (JobSchedulerService
       // executeRunCommand: queueReadyJobsForExecutionLocked + maybeRunPendingJobsLocked), so a job
       // that is neither, with no fetch and no result line, has ended: WorkerWrapper delayed it.
-      const busy = await this.jobBusy(job);
+      // A result line that comes while JobScheduler is being asked ends the wait at once; the
+      // question's answer is awaited with the run's reads (collect), so its record is complete.
+      const poll = this.jobBusy(job);
+      this.inFlight.push(poll.catch(() => undefined));
+      const busy = await Promise.race([poll, resultLine.then(() => 'result' as const)]);
+      if (busy === 'result') return outcomeOf(await resultLine);
+      const fetched = this.ctx.server.journal().length > journalFrom;
       if (!fetched && (busy === false || (busy === undefined && this.ctx.clock.monotonic() > deadline))) {
         await this.ctx.observer.sync(this.config.timeouts.commandMs);
         const late = this.ctx.observer.since(logFrom).find(isResult);
-        if (late) return RESULT_OUTCOME[RESULT_LINE.exec(late.message)?.[1] ?? ''] ?? 'success';
+        if (late) return outcomeOf(late);
         if (this.ctx.server.journal().length === journalFrom) return 'refused';
       }
-      if (fetched) {
-        const line = await resultLine;
-        return RESULT_OUTCOME[RESULT_LINE.exec(line.message)?.[1] ?? ''] ?? 'success';
-      }
-      delayMs = Math.min(delayMs * 2, 400);
+      if (fetched) return outcomeOf(await resultLine);
+      delayMs = Math.min(delayMs * 2, MAX_JOB_POLL_MS);
     }
   }
 
   /**
-   * Kills the app process while the worker is held, and checks it is really gone: a kill that
-   * did not take would let the worker go on unobserved.
+   * Kills the app process while the worker is held, and checks it is really gone (a kill that
+   * did not take would let the worker go on unobserved), with the log stream synced up to then.
    */
   private async killProcess(method: KillMethod, label: ActionLabel): Promise<string[]> {
     const pids = async (): Promise<string> => (await this.device.shell(['pidof', this.pkg])).stdout.toString('utf8').trim();
@@ -430,7 +510,18 @@ export class DeviceHarness implements Harness {
         const pid = await pids();
         if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
         argv = ['run-as', this.pkg, 'kill', '-9', pid];
+        const from = this.ctx.observer.position;
+        const sentAt = this.ctx.clock.monotonic();
         await this.act(label, () => this.device.shellText(argv));
+        // A process that dies without ActivityManager killing it is reported by
+        // ActivityManagerService.appDiedLocked: reportUidInfoMessageLocked(TAG, "Process " +
+        // app.processName + " (pid " + pid + ") has died: " + …), which Slog.i's it to the system
+        // log (frameworks/base services/core/java/com/android/server/am/ActivityManagerService.java).
+        // That line in the session's stream says the process is gone, and comes after every line
+        // the process logged: no `pidof` and no sync marker are then needed.
+        const waitMs = Math.min(this.config.timeouts.commandMs, Math.max(DEATH_LINE_MIN_WAIT_MS, 4 * (this.ctx.clock.monotonic() - sentAt)));
+        const died = (l: ObservedLine): boolean => l.tag === 'ActivityManager' && l.message.startsWith(`Process ${this.pkg} (pid ${pid}) has died`);
+        if (await this.ctx.observer.waitFor(from, died, waitMs, `the death of ${this.pkg} (pid ${pid})`).then(() => true, () => false)) return argv;
         break;
       }
       default: {
@@ -438,7 +529,10 @@ export class DeviceHarness implements Harness {
         throw new Error(`unknown kill method ${String(unreachable)}`);
       }
     }
-    const left = await pids();
+    // Whether the process is gone (asked of the shell when the stream has not said so), and every
+    // line it logged before it died (the stream synced), asked at once: the two do not depend on
+    // each other.
+    const [left] = await Promise.all([pids(), this.ctx.observer.sync(this.config.timeouts.commandMs)]);
     if (left !== '') {
       throw new DedupVerifyError(
         ErrorCode.DeviceCommand,
@@ -559,8 +653,9 @@ export class DeviceHarness implements Harness {
       if (route === 'feed') this.record({ type: 'fetched', t, run: r.run, items: [...(j.itemsServed ?? [])], status: j.status, evidence: [journalLine(j)] });
     }
     const stored = await this.newStoredKeys();
+    await Promise.all(this.inFlight.splice(0));
     if (!r.probe) {
-      const t = await this.deviceNow();
+      const t = this.deviceTimeEstimate();
       for (const item of stored) this.record({ type: 'stored', t, run: r.run, item });
       this.record({ type: 'run-finished', t, run: r.run, outcome: r.outcome, evidence: r.evidence.slice(-5) });
     } else {
@@ -591,18 +686,38 @@ export class DeviceHarness implements Harness {
   }
 
   private async readKeys(): Promise<Set<string>> {
-    const { file, table, keyColumn } = this.config.database;
-    try {
-      const rows = await readTableRows(this.device, { pkg: this.pkg, db: file, table });
-      return new Set(rows.map((row) => row[keyColumn]).filter((k): k is string => typeof k === 'string'));
-    } catch (e) {
-      if (hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message)) return new Set();
-      throw e;
-    }
+    const [keys] = await this.read([this.keysRead()]);
+    return keys;
   }
 
-  /** Called by the runner before the scenario: what is already stored is not "stored" by a run. */
+  /** The dedup table's keys as one read (an app without its database yet has none). */
+  private keysRead(): ShellRead<Set<string>> {
+    const { file, table, keyColumn } = this.config.database;
+    const rows = tableRowsRead(this.device.serial, { pkg: this.pkg, db: file, table });
+    return {
+      commands: rows.commands,
+      parse: async (results) => {
+        try {
+          return new Set((await rows.parse(results)).map((row) => row[keyColumn]).filter((k): k is string => typeof k === 'string'));
+        } catch (e) {
+          if (hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message)) return new Set<string>();
+          throw e;
+        }
+      },
+    };
+  }
+
+  /**
+   * Called by the runner before the scenario: what is already stored is not "stored" by a run.
+   * The keys read with the app's start (waitForJob) serve while nothing can have changed them.
+   */
   async primeStoredKeys(): Promise<void> {
+    const last = this.keysWithStart;
+    this.keysWithStart = undefined;
+    if (last !== undefined && last.changes === this.changesSent() && last.journal === this.ctx.server.journal().length) {
+      this.storedKeys = last.keys;
+      return;
+    }
     this.storedKeys = await this.readKeys();
   }
 
@@ -674,14 +789,18 @@ export class DeviceHarness implements Harness {
     await this.waitForJob();
   }
 
-  /** The app schedules its work when its process starts; wait until JobScheduler has the job. */
+  /**
+   * The app schedules its work when its process starts; wait until JobScheduler has the job.
+   * Neither WorkManager nor JobScheduler logs a scheduling above DEBUG, so this polls the workdb
+   * and the job list (one shell invocation each time), backing off.
+   */
   private async waitForJob(): Promise<void> {
     const deadline = this.ctx.clock.monotonic() + this.config.timeouts.runMs;
     let delayMs = 25;
     for (;;) {
-      const work = await this.readWorkState().catch(() => undefined);
-      const id = work?.primary?.systemId;
-      if (id !== undefined && (await findJob(this.device, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE }))) return;
+      const state = await this.readWorkState(this.storedKeys === undefined).catch(() => undefined);
+      const id = state?.work.primary?.systemId;
+      if (id !== undefined && state !== undefined && selectJob(state.jobs, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE })) return;
       if (this.ctx.clock.monotonic() > deadline) {
         throw new TimeoutError(
           `${this.pkg} did not schedule its periodic work "${this.config.work.uniqueName}" within ${this.config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
@@ -693,13 +812,34 @@ export class DeviceHarness implements Harness {
     }
   }
 
-  /** WorkManager's state for the harness's own use (not recorded). */
-  private readWorkState(): Promise<WorkSnapshot> {
-    return readWorkSnapshot(this.device, this.config);
+  /** WorkManager's state and the app's jobs, read together (one shell invocation; not recorded as history events). */
+  private async readWorkState(withKeys = false): Promise<WorkRead> {
+    const changes = this.changesSent();
+    const journal = this.ctx.server.journal().length;
+    if (withKeys) {
+      // Before the scenario primes its keys: the dedup table goes out with the same reads.
+      const [work, jobs, keys] = await this.read([workSnapshotRead(this.device.serial, this.config), jobListRead(this.pkg), this.keysRead()]);
+      this.keysWithStart = { keys, changes, journal };
+      this.lastWorkRead = { work, jobs, changes, journal };
+    } else {
+      const [work, jobs] = await this.read([workSnapshotRead(this.device.serial, this.config), jobListRead(this.pkg)]);
+      this.lastWorkRead = { work, jobs, changes, journal };
+    }
+    return this.lastWorkRead;
+  }
+
+  /**
+   * The last read of WorkManager's state while it still holds: no command that changes the
+   * device has been sent since, and the app fetched nothing (no run happened); else a new read.
+   */
+  private async currentWork(): Promise<WorkRead> {
+    const last = this.lastWorkRead;
+    if (last !== undefined && last.changes === this.changesSent() && last.journal === this.ctx.server.journal().length) return last;
+    return this.readWorkState();
   }
 
   async readWork(label?: string): Promise<WorkSnapshot> {
-    const work = await this.readWorkState();
+    const { work } = await this.readWorkState();
     const t = this.deviceTimeEstimate();
     const byId = new Map<string, ScheduleSpec>();
     const named = new Set(work.namedSpecs.map((s) => s.id));

@@ -20,6 +20,7 @@ import { getSdkLevel } from '../android/properties.js';
 import { setAutoTime } from '../android/clock.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
+import { DeviceClock } from './device-clock.js';
 import { restoreDevice, saveDeviceState, type RestoreReport, type SavedDeviceState } from './device-state.js';
 import type { Scenario } from './types.js';
 import type { ReproStep } from './actions.js';
@@ -59,6 +60,8 @@ export interface ScenarioOutcome {
 export class DeviceSession {
   private runCounter = 0;
   private closed = false;
+  /** The device clock as host clock + offset, for every harness of the session. */
+  private readonly deviceClock: DeviceClock;
 
   private constructor(
     readonly device: AndroidDevice,
@@ -71,21 +74,28 @@ export class DeviceSession {
     private readonly signal: AbortSignal,
     private readonly evidenceDir: string | undefined,
     private readonly clock: HostClock,
-  ) {}
+  ) {
+    this.deviceClock = new DeviceClock(clock);
+  }
 
   /** Checks the app, saves the device state, and sets up the server, reverse rule and stream. */
   static async open(options: SessionOptions): Promise<DeviceSession> {
     const { device, config } = options;
     const pkg = config.app.package;
     options.progress(`${device.serial}: checking ${pkg}`);
-    const apiLevel = await getSdkLevel(device);
-    if (!(await isPackageInstalled(device, pkg))) {
+    // Three reads that do not depend on each other, opened at once on the one transport; their
+    // failures are reported in this order (a package that is not installed fails run-as too).
+    const [sdk, installed, runAs] = await Promise.allSettled([getSdkLevel(device), isPackageInstalled(device, pkg), assertRunAs(device, pkg)]);
+    if (sdk.status === 'rejected') throw sdk.reason;
+    if (installed.status === 'rejected') throw installed.reason;
+    const apiLevel = sdk.value;
+    if (!installed.value) {
       throw new DedupVerifyError(
         ErrorCode.DeviceCommand,
         `${pkg} is not installed on ${device.serial}. Install a debuggable build (e.g. \`./gradlew installDebug\`) or fix app.package in the config.`,
       );
     }
-    await assertRunAs(device, pkg);
+    if (runAs.status === 'rejected') throw runAs.reason;
     options.progress(`${device.serial}: saving the device state`);
     const state = await saveDeviceState(device, {
       adb: options.adb,
@@ -97,17 +107,26 @@ export class DeviceSession {
     let server: FixtureServer | undefined;
     let observer: LogObserver | undefined;
     try {
-      await setAutoTime(device, '0');
-      server = await startFixtureServer({
-        port: 0,
-        feedPath: config.feed.path,
-        receiptsPath: config.backend.path,
-        idempotencyHeader: config.backend.idempotencyHeader,
-        ...(options.journalPath !== undefined ? { journalPath: options.journalPath } : {}),
-      });
-      await device.reverse(config.feed.devicePort, server.port);
       const clock = options.clock ?? systemClock;
-      observer = await LogObserver.start(device, config.timeouts.commandMs, clock);
+      // auto_time, the reverse rule and the logcat stream do not depend on each other.
+      const started = await Promise.allSettled([
+        setAutoTime(device, '0'),
+        startFixtureServer({
+          port: 0,
+          feedPath: config.feed.path,
+          receiptsPath: config.backend.path,
+          idempotencyHeader: config.backend.idempotencyHeader,
+          ...(options.journalPath !== undefined ? { journalPath: options.journalPath } : {}),
+        }).then(async (s) => {
+          server = s;
+          await device.reverse(config.feed.devicePort, s.port);
+        }),
+        LogObserver.start(device, config.timeouts.commandMs, clock).then((o) => {
+          observer = o;
+        }),
+      ]);
+      for (const r of started) if (r.status === 'rejected') throw r.reason;
+      if (server === undefined || observer === undefined) throw new DedupVerifyError(ErrorCode.Internal, 'the session was not set up');
       return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal, options.evidenceDir, clock);
     } catch (e) {
       await observer?.stop().catch(() => undefined);
@@ -133,6 +152,7 @@ export class DeviceSession {
       linkBase: `https://feed.dedup-verify.test/${randomUUID().slice(0, 8)}`,
       backupDir: join(this.state.backupDir, 'work'),
       nextRun: () => ++this.runCounter,
+      deviceClock: this.deviceClock,
       signal: this.signal,
       clock: this.clock,
       progress: (text) => this.progress(`${this.device.serial} ${label} [${((this.clock.monotonic() - started) / 1000).toFixed(1)}s] ${text}`),

@@ -4,7 +4,8 @@
  */
 import type { AndroidDevice } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
-import { findUniqueWork, readDeviceWorkDatabase } from '../android/work-db.js';
+import { findUniqueWork, workDatabaseRead, type WorkDbSnapshot } from '../android/work-db.js';
+import { runReads, type ShellRead } from '../android/shell-reads.js';
 import { isPeriodic, nextAllowedRunTime, WorkState, type WorkSpecRow } from '../android/work-spec.js';
 import type { ScheduledSpec, WorkSnapshot } from './harness.js';
 
@@ -15,7 +16,17 @@ function isUnfinishedPeriodic(spec: WorkSpecRow): boolean {
 }
 
 export async function readWorkSnapshot(device: AndroidDevice, config: Config): Promise<WorkSnapshot> {
-  const db = await readDeviceWorkDatabase(device, config.app.package);
+  const [snapshot] = await runReads(device, [workSnapshotRead(device.serial, config)]);
+  return snapshot;
+}
+
+/** readWorkSnapshot as one read, to go out with others in one shell invocation (runReads). */
+export function workSnapshotRead(serial: string, config: Config): ShellRead<WorkSnapshot> {
+  const db = workDatabaseRead(serial, config.app.package);
+  return { commands: db.commands, parse: async (results) => snapshotOf(await db.parse(results), config) };
+}
+
+function snapshotOf(db: WorkDbSnapshot, config: Config): WorkSnapshot {
   const jobOf = (spec: WorkSpecRow): number | undefined =>
     db.systemIds.find((s) => s.workSpecId === spec.id && s.generation === spec.generation)?.systemId;
   const namedSpecs: ScheduledSpec[] = findUniqueWork(db, config.work.uniqueName)

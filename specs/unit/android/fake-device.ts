@@ -40,6 +40,13 @@ export class FakeDevice implements AndroidDevice {
     });
   }
 
+  /** Each command of a batch answered by `respond` on its own (the batch's wire format has specs of its own). */
+  async shellBatch(commands: readonly (string | readonly string[])[]): Promise<ShellResult[]> {
+    const results: ShellResult[] = [];
+    for (const command of commands) results.push(await this.shell(command));
+    return results;
+  }
+
   async shellText(command: string | readonly string[], options: ShellTextOptions = {}): Promise<string> {
     const result = await this.shell(command, options);
     if (result.exitCode !== 0 && !(options.allowExitCodes ?? []).includes(result.exitCode)) {
