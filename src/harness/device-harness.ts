@@ -32,8 +32,8 @@ import { runReads, type ReadValues, type ShellRead } from '../android/shell-read
 import { FeedItemIndex } from '../android/notification-mapping.js';
 import { getNotificationRecord, listNotificationKeys } from '../android/notifications.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
-import { parseNmsWarning } from '../android/parsers/nms-warnings.js';
 import { workSnapshotRead, nextRunTime } from './work-state.js';
+import { observeJournal, observeLogLines, observeRunEnd, stripQuery, type ObservationContext, type RunWindow } from './run-observation.js';
 import type { DeviceClock } from './device-clock.js';
 import type {
   DbSnapshot,
@@ -600,65 +600,26 @@ export class DeviceHarness implements Harness {
     logFrom: number;
     evidence: string[];
   }): Promise<RunResult> {
-    const posted: string[] = [];
-    const updated: string[] = [];
-    const fetchStatuses: number[] = [];
-    const index = new FeedItemIndex(this.index.values());
-    const lines = this.ctx.observer.since(r.logFrom);
-    for (const line of lines) {
-      if (line.tag === 'notification_enqueue') {
-        const e = parseNotificationEnqueue(line.message);
-        if (!e) {
-          // A post the parser cannot read is a post the history would miss: undecided, not lost.
-          if (!r.probe) this.record({ type: 'unparsed', t: line.timeMs ?? r.deviceTime, tag: line.tag, line: line.raw, run: r.run });
-          continue;
-        }
-        if (e.pkg !== this.pkg || e.status === 'ignored') continue;
-        const mapping = index.map({ id: e.id, tag: e.tag }, this.config.notifications.match, null);
-        const item = mapping.kind === 'mapped' ? mapping.item : await this.mapByContent(index, e.id, e.tag);
-        (e.status === 'post' ? posted : updated).push(item);
-        if (!r.probe) this.record({ type: 'notified', t: line.timeMs ?? r.deviceTime, run: r.run, item, status: e.status, alertOnce: e.alertOnce, evidence: [line.raw] });
-      } else if (line.tag === 'NotificationService') {
-        const w = parseNmsWarning(line.message);
-        if (w && 'pkg' in w && w.pkg === this.pkg) {
-          r.evidence.push(line.raw);
-          if (!r.probe && w.kind !== 'no-channel') {
-            // The rate-limit line names the notification key (user|pkg|id|tag|uid): map its id.
-            const parts = w.kind === 'rate-limit' ? w.key.split('|') : [];
-            const id = Number(parts[2]);
-            const tag = parts[3] === undefined || parts[3] === 'null' ? null : parts[3];
-            const mapped = parts.length >= 4 && Number.isInteger(id) ? index.map({ id, tag }, this.config.notifications.match, null) : undefined;
-            const item = mapped?.kind === 'mapped' ? mapped.item : '';
-            this.record({ type: 'shed', t: line.timeMs ?? r.deviceTime, item, run: r.run, evidence: [line.raw] });
-          }
-        }
-      } else if (line.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(line.message)) {
-        r.evidence.push(line.raw);
-      }
-    }
-    const effects = this.ctx.server.effects();
-    for (const j of this.ctx.server.journal().slice(r.journalFrom)) {
-      const t = r.deviceTime + (j.t - r.hostAtStart);
-      const path = stripQuery(j.path);
-      const route = path === this.config.feed.path ? 'feed' : path === this.config.backend.path ? 'receipts' : 'other';
-      if (route === 'feed') fetchStatuses.push(j.status);
-      if (r.probe) continue;
-      this.record({
-        type: 'request', t, run: r.run, route, method: j.method, path: j.path, status: j.status,
-        ...(j.dropped ? { dropped: true } : {}),
-        headers: { ...j.headers },
-        ...(j.body !== '' ? { body: j.body.slice(0, 4096) } : {}),
-      });
-      for (const e of effects) if (e.seq === j.seq) this.record({ type: 'effect', t, key: e.key, item: e.link });
-      if (route === 'feed') this.record({ type: 'fetched', t, run: r.run, items: [...(j.itemsServed ?? [])], status: j.status, evidence: [journalLine(j)] });
-    }
+    const window: RunWindow = { run: r.run, probe: r.probe, deviceTime: r.deviceTime, hostAtStart: r.hostAtStart };
+    const observed: ObservationContext = {
+      pkg: this.pkg,
+      match: this.config.notifications.match,
+      index: new FeedItemIndex(this.index.values()),
+      feedPath: this.config.feed.path,
+      backendPath: this.config.backend.path,
+      mapByContent: (index, id, tag) => this.mapByContent(index, id, tag),
+    };
+    const log = await observeLogLines(this.ctx.observer.since(r.logFrom), window, observed);
+    r.evidence.push(...log.evidence);
+    for (const event of log.events) this.record(event);
+    const { posted, updated } = log;
+    const requests = observeJournal(this.ctx.server.journal().slice(r.journalFrom), this.ctx.server.effects(), window, observed);
+    for (const event of requests.events) this.record(event);
+    const { fetchStatuses } = requests;
     const stored = await this.newStoredKeys();
     await Promise.all(this.inFlight.splice(0));
-    if (!r.probe) {
-      const t = this.deviceTimeEstimate();
-      for (const item of stored) this.record({ type: 'stored', t, run: r.run, item });
-      this.record({ type: 'run-finished', t, run: r.run, outcome: r.outcome, evidence: r.evidence.slice(-5) });
-    } else {
+    for (const event of observeRunEnd(stored, this.deviceTimeEstimate(), window, r.outcome, r.evidence)) this.record(event);
+    if (r.probe) {
       this.action('probe-run', { outcome: r.outcome, statuses: fetchStatuses, detail: 'a run forced without moving the clock, kept out of the run numbering', evidence: r.evidence });
     }
     this.seen = { journal: this.ctx.server.journal().length, log: this.ctx.observer.position };
@@ -893,15 +854,6 @@ export class DeviceHarness implements Harness {
   get elapsedMs(): number {
     return this.ctx.clock.monotonic() - this.started;
   }
-}
-
-function stripQuery(path: string): string {
-  const q = path.indexOf('?');
-  return q < 0 ? path : path.slice(0, q);
-}
-
-function journalLine(j: JournalEntry): string {
-  return `${j.method} ${j.path} → ${j.dropped ? 'dropped' : j.status}${j.fault ? ` (fault ${j.fault})` : ''}`;
 }
 
 /** Backoff between polls of a device state that has no event (job registration). */

@@ -1,0 +1,102 @@
+/**
+ * One run's observations as history events (src/harness/run-observation.ts), without a device:
+ * logcat lines as the session's stream delivers them, journal entries as the fixture server
+ * records them, and the rows the app stored.
+ */
+import { expect } from 'chai';
+import { FeedItemIndex, javaStringHashCode } from '../../../src/android/notification-mapping.js';
+import { parseLogLine } from '../../../src/android/parsers/logcat.js';
+import type { JournalEntry } from '../../../src/feed/fixture-server.js';
+import type { ObservedLine } from '../../../src/harness/log-observer.js';
+import { observeJournal, observeLogLines, observeRunEnd, type ObservationContext, type RunWindow } from '../../../src/harness/run-observation.js';
+
+const PKG = 'com.example.feednotifier';
+const A = 'https://example.org/a';
+const B = 'https://example.org/b';
+
+function line(seq: number, text: string): ObservedLine {
+  const parsed = parseLogLine(text);
+  if (parsed === null) throw new Error(`not a log line: ${text}`);
+  return { ...parsed, seq, raw: text };
+}
+
+function enqueue(seconds: number, link: string, status: 0 | 1 | 2, pkg = PKG): string {
+  return `${seconds}.000  1508  1508 I notification_enqueue: [10190,4242,${pkg},${javaStringHashCode(link)},NULL,0,Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE),${status}]`;
+}
+
+const contentLookups: number[] = [];
+const ctx: ObservationContext = {
+  pkg: PKG,
+  match: 'hashcode-id',
+  index: new FeedItemIndex([
+    { key: A, title: 'A' },
+    { key: B, title: 'B' },
+  ]),
+  feedPath: '/feed.xml',
+  backendPath: '/receipts',
+  mapByContent: (_index, id) => {
+    contentLookups.push(id);
+    return Promise.resolve(`?id=${id}`);
+  },
+};
+const run: RunWindow = { run: 3, probe: false, deviceTime: 1_717_000_000_000, hostAtStart: 5_000 };
+
+describe('run observation: what one run was seen to do, as history events', () => {
+  it('posts and updates of the app become notified events in order; other apps\' and ignored enqueues do not', async () => {
+    const seen = await observeLogLines(
+      [line(1, enqueue(1717000001, A, 0)), line(2, enqueue(1717000002, B, 0, 'com.other')), line(3, enqueue(1717000003, B, 2)), line(4, enqueue(1717000004, A, 1))],
+      run,
+      ctx,
+    );
+    expect(seen.posted).to.deep.equal([A]);
+    expect(seen.updated).to.deep.equal([A]);
+    expect(seen.events.map((e) => [e.type, 'item' in e ? e.item : '', 'status' in e ? e.status : '', 't' in e ? e.t : null])).to.deep.equal([
+      ['notified', A, 'post', 1717000001000],
+      ['notified', A, 'update', 1717000004000],
+    ]);
+  });
+
+  it('an enqueue the parser cannot read is kept as unparsed, with the line; one no item maps is looked up by content', async () => {
+    const garbled = '1717000005.000  1508  1508 I notification_enqueue: [10190;4242]';
+    contentLookups.length = 0;
+    const seen = await observeLogLines([line(1, garbled), line(2, enqueue(1717000006, 'https://example.org/unknown', 0))], run, ctx);
+    expect(seen.events[0]).to.deep.equal({ type: 'unparsed', t: 1717000005000, tag: 'notification_enqueue', line: garbled, run: 3 });
+    expect(contentLookups).to.deep.equal([javaStringHashCode('https://example.org/unknown')]);
+    expect(seen.events[1]).to.include({ type: 'notified', item: `?id=${javaStringHashCode('https://example.org/unknown')}` });
+  });
+
+  it('the result line and NotificationService warnings about the app are evidence; a probe leaves no events', async () => {
+    const result = '1717000007.000  2453  2532 I WM-WorkerWrapper: Worker result SUCCESS for Work [ id=8e4fba35-c8a7-4b4f-bd47-0f5a8edd2c3a, tags={ x } ]';
+    const seen = await observeLogLines([line(1, enqueue(1717000001, A, 0)), line(2, result)], { ...run, probe: true }, ctx);
+    expect(seen.events).to.deep.equal([]);
+    expect(seen.posted).to.deep.equal([A]);
+    expect(seen.evidence).to.deep.equal([result]);
+  });
+
+  it('journal entries become requests, effects and fetched feeds at device time', () => {
+    const base = { method: 'GET', headers: { host: '127.0.0.1' }, body: '', status: 200, durationMs: 3 };
+    const entries: JournalEntry[] = [
+      { ...base, seq: 7, t: 5_400, path: '/feed.xml?x=1', itemsServed: [A, B] },
+      { ...base, seq: 8, t: 5_900, method: 'POST', path: '/receipts', body: '{"link":"a"}', status: 201 },
+    ];
+    const seen = observeJournal(entries, [{ receipt: 1, seq: 8, key: 'k-1', link: A, title: 'A', t: 5_900 }], run, ctx);
+    expect(seen.fetchStatuses).to.deep.equal([200]);
+    expect(seen.events.map((e) => [e.type, 't' in e ? e.t : null])).to.deep.equal([
+      ['request', run.deviceTime + 400],
+      ['fetched', run.deviceTime + 400],
+      ['request', run.deviceTime + 900],
+      ['effect', run.deviceTime + 900],
+    ]);
+    expect(seen.events[1]).to.deep.include({ items: [A, B], evidence: ['GET /feed.xml?x=1 → 200'] });
+  });
+
+  it('the rows stored, then the run\'s end with its last five lines of evidence', () => {
+    const evidence = ['1', '2', '3', '4', '5', '6'];
+    expect(observeRunEnd([A, B], 42, run, 'killed', evidence)).to.deep.equal([
+      { type: 'stored', t: 42, run: 3, item: A },
+      { type: 'stored', t: 42, run: 3, item: B },
+      { type: 'run-finished', t: 42, run: 3, outcome: 'killed', evidence: ['2', '3', '4', '5', '6'] },
+    ]);
+    expect(observeRunEnd([A], 42, { ...run, probe: true }, 'success', [])).to.deep.equal([]);
+  });
+});
