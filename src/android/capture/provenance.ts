@@ -12,6 +12,7 @@
  *
  * `dedup-verify capture` writes every file with this header, so a capture directory can be
  * moved into `fixtures/device-output/` as it is. A file without the header is read whole.
+ * The header is this project's format, not Android's: nothing here depends on a device.
  */
 
 export type Provenance = 'captured' | 'derived';

@@ -1,7 +1,9 @@
 /**
  * `dedup-verify doctor --capture DIR`: reads a capture directory offline (what `capture`
  * wrote, `fixtures/device-output/`, or files a user pasted) and says, file by file, how many
- * records the harness's parsers understood and which lines they did not.
+ * records the harness's parsers understood and which lines they did not. What Android prints for
+ * each command, and the source of each format, is cited at its parser (src/android/parsers/);
+ * this module only finds the files and which parser reads each.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';

@@ -8,6 +8,19 @@
  *
  * A user with an unusual device sends the directory with a bug report; `doctor --capture`
  * reads it offline, and the files can be moved into `fixtures/device-output/` as they are.
+ *
+ * Why each command only reads (all API levels the harness supports, 26+):
+ * - `logcat -d`: "Dump the log and then exit (don't block)"; clearing is `-c` (AOSP
+ *   system/logging/logcat/logcat.cpp, the usage text);
+ * - `getprop` with no name prints every property as `[name]: [value]` (toybox
+ *   toys/android/getprop.c); `settings get global NAME` prints the value or `null`
+ *   (frameworks/base packages/SettingsProvider/.../SettingsService.java, `get`);
+ * - `dumpsys jobscheduler PKG`, `dumpsys notification --noredact`, `dumpsys package PKG` dump
+ *   state (JobSchedulerService.dumpInternal, NotificationManagerService.dumpImpl,
+ *   PackageManagerService's dump); `cmd jobscheduler get-job-state` and `cmd notification list`
+ *   print state (JobSchedulerShellCommand, NotificationShellCmd);
+ * - `run-as PKG id` and `run-as PKG cat FILE` run `id` and `cat` as the app's uid
+ *   (system/core run-as/run-as.cpp); the workdb copy is opened on the host only.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
