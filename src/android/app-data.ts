@@ -84,7 +84,10 @@ export async function readAppFile(device: AndroidDevice, pkg: string, relativePa
 /**
  * `run-as PKG cat PATH` of each path as one read (src/device/shell-batch.ts: several go out in one
  * shell invocation): each file's bytes, null for a file that does not exist. A refusal of run-as
- * throws as `assertRunAs` does, any other failure as `readAppFile` does.
+ * throws as `assertRunAs` does, any other failure as `readAppFile` does. run-as prints its own
+ * refusals ("run-as: package not debuggable: PKG", exit 1: system/core run-as/run-as.cpp
+ * @145ac70b, every API level since 24) and otherwise execs the command as the app's uid, so a
+ * missing file is toybox cat's "No such file or directory" on stderr (toybox lib/lib.c perror_msg).
  */
 export function appFilesRead(serial: string, pkg: string, relativePaths: readonly string[]): ShellRead<(Buffer | null)[]> {
   const commands = relativePaths.map((p) => ['run-as', assertPackageName(pkg), 'cat', appOperand(p)]);

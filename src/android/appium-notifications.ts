@@ -6,7 +6,11 @@
  * at most 100 entries, newest first; every post, an update too, is a new entry; when full the
  * oldest entry marked removed is evicted, else the oldest; a removal only marks the newest entry
  * with that id. The buffer is lost when the helper
- * process dies. So the buffer sees exactly the posts the event log records as
+ * process dies. NLService fills it from NotificationListenerService.onNotificationPosted, which
+ * NotificationManagerService calls for every post and every update it goes on to show
+ * (frameworks/base core/java/android/service/notification/NotificationListenerService.java;
+ * NotificationManagerService.PostNotificationRunnable → mListeners.notifyPostedLocked, API 26+),
+ * and not for one it drops before posting (no channel, rate limit). So the buffer sees exactly the posts the event log records as
  * `notification_enqueue` (status post or update) that NotificationManager went on to post, as
  * long as nothing was evicted.
  */

@@ -12,7 +12,10 @@
  *
  * `dedup-verify capture` writes every file with this header, so a capture directory can be
  * moved into `fixtures/device-output/` as it is. A file without the header is read whole.
- * The header is this project's format, not Android's: nothing here depends on a device.
+ * The header is this project's format, not Android's: nothing here depends on a device. The body
+ * is kept byte for byte as the device printed it; only `\r\n` is read as `\n`, which is how lines
+ * end when the command ran on a pseudo-terminal (`adb shell -t`, "allocate a pty", in adb's help
+ * text) or the text was pasted on Windows.
  */
 
 export type Provenance = 'captured' | 'derived';

@@ -2,8 +2,13 @@
  * `dedup-verify doctor --capture DIR`: reads a capture directory offline (what `capture`
  * wrote, `fixtures/device-output/`, or files a user pasted) and says, file by file, how many
  * records the harness's parsers understood and which lines they did not. What Android prints for
- * each command, and the source of each format, is cited at its parser (src/android/parsers/);
- * this module only finds the files and which parser reads each.
+ * each command, and the source of each format, is cited at its parser (src/android/parsers/):
+ * log lines in `epoch` and `threadtime` (AOSP system/logging liblog/logprint.cpp), the
+ * `notification_enqueue` / `notification_canceled` events (frameworks/base services/core/java/com/
+ * android/server/EventLogTags.logtags, tags 2750/27530), `JOB …` headers (JobSchedulerService.java
+ * and JobStatus.java), `NotificationRecord(…)` (NotificationRecord.java), WorkManager's result line
+ * (androidx work-runtime WorkerWrapper.kt). This module only finds the files and which parser
+ * reads each; it adds no format of its own.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
