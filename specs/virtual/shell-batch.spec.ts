@@ -8,31 +8,27 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { AdbDevice } from '../../src/device/adb-device.js';
 import { buildBatchScript, shellBatch } from '../../src/device/shell-batch.js';
-import { startAdbServer, type AdbServer } from '../support/adb-server.js';
-import { testDevices, type RunningVirtualDevice } from '../support/virtual-devices.js';
+import { virtualLab } from '../support/lab.js';
+import type { RunningVirtualDevice } from '../support/virtual-devices.js';
 
 describe('shell batch against a virtual device', () => {
-  const devices = testDevices();
-  let adb: AdbServer;
+  const lab = virtualLab('dv-shell-batch-');
   let dev: RunningVirtualDevice;
   let v2: AdbDevice;
   let legacy: AdbDevice;
   const binary = randomBytes(70_000);
 
   before(async () => {
-    adb = await startAdbServer();
-    dev = await devices.start();
-    await adb.connect(dev.serial);
-    v2 = await AdbDevice.open({ serial: dev.serial, port: adb.port });
-    legacy = await AdbDevice.open({ serial: dev.serial, port: adb.port, shellMode: 'legacy' });
+    dev = await lab.devices.start();
+    await lab.adb.connect(dev.serial);
+    v2 = await AdbDevice.open({ serial: dev.serial, port: lab.adb.port });
+    legacy = await AdbDevice.open({ serial: dev.serial, port: lab.adb.port, shellMode: 'legacy' });
     await v2.push(binary, '/data/local/tmp/batch-binary', 0o644);
   });
 
   after(async () => {
     await v2?.close();
     await legacy?.close();
-    await adb?.stop();
-    await devices.stopAll();
   });
 
   for (const [mode, device] of [
