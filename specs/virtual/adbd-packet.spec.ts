@@ -137,6 +137,27 @@ describe('adbd stream flow control', () => {
     expect(s.signal.aborted).to.equal(true);
   });
 
+  it('sends CLSE right behind the last WRTE when the service ended before that WRTE went out, as adbd does when one read meets data and EOF', async () => {
+    const t = new FakeTransport(100);
+    const s = new AdbStream(t, 2, 6, 'shell,v2,raw:echo hi');
+    await s.write(Buffer.from('stdout packet'));
+    expect(t.take()).to.deep.equal([{ command: 'WRTE', arg0: 2, arg1: 6, size: 13 }]);
+    // The exit packet and the end come while the first WRTE waits for its OKAY.
+    await s.write(Buffer.from('exit'));
+    const closed = s.close();
+    expect(t.take()).to.deep.equal([]);
+    s.handleOkay(6);
+    expect(t.take()).to.deep.equal([
+      { command: 'WRTE', arg0: 2, arg1: 6, size: 4 },
+      { command: 'CLSE', arg0: 2, arg1: 6, size: 0 },
+    ]);
+    await closed;
+    // The OKAY for that last WRTE finds the stream gone.
+    s.handleOkay(6);
+    expect(t.take()).to.deep.equal([]);
+    expect(t.released).to.deep.equal([2]);
+  });
+
   it('acknowledges a WRTE only when the service takes it, and ends reads at CLSE', async () => {
     const t = new FakeTransport(100);
     const s = new AdbStream(t, 4, 8, 'test');

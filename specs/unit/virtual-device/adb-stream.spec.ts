@@ -52,17 +52,25 @@ describe('AdbStream (device side of one adb stream)', () => {
     expect(t.sent).to.deep.equal(['OKAY 3 9', 'OKAY 3 9']);
   });
 
-  it('keeps one WRTE in flight and sends CLSE only after the queue drained', async () => {
+  it('keeps one WRTE in flight; CLSE goes right behind the last WRTE when the service had ended before it, else after its OKAY', async () => {
+    // Ended before the last WRTE was formed: adbd's read loop met data and EOF together.
     const t = recordingTransport(4);
     const s = new AdbStream(t, 5, 6, 'shell:echo');
     await s.write(Buffer.from('abcdef'));
     const closed = s.close();
     expect(t.sent).to.deep.equal(['WRTE 5 6 abcd']);
     s.handleOkay(6);
-    expect(t.sent).to.deep.equal(['WRTE 5 6 abcd', 'WRTE 5 6 ef']);
-    s.handleOkay(6);
-    await closed;
     expect(t.sent).to.deep.equal(['WRTE 5 6 abcd', 'WRTE 5 6 ef', 'CLSE 5 6']);
+    await closed;
+    // Ended while the last WRTE waited for its OKAY: the end is read after that OKAY.
+    const u = recordingTransport(4);
+    const v = new AdbStream(u, 7, 8, 'shell:echo');
+    await v.write(Buffer.from('abcd'));
+    const vClosed = v.close();
+    expect(u.sent).to.deep.equal(['WRTE 7 8 abcd']);
+    v.handleOkay(8);
+    await vClosed;
+    expect(u.sent).to.deep.equal(['WRTE 7 8 abcd', 'CLSE 7 8']);
   });
 
   it('drops our queued output when the peer closes, and later writes fail with EPIPE', async () => {

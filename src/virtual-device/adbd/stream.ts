@@ -7,9 +7,16 @@
  *   coalesced, as the host's local socket does);
  * - input: every WRTE from the peer is answered with OKAY once the service has taken it, so a
  *   service that does not read holds the peer back (the backpressure adbd gets from its fds);
- * - close: CLSE after the output queue has drained; a CLSE from the peer closes both directions
- *   at once (there is no half-close at the message level); bytes it wrote before the CLSE
- *   are still delivered to the service.
+ * - close: CLSE once the output queue has drained. When the service ended before the last WRTE
+ *   went out, the CLSE follows that WRTE at once, without waiting for its OKAY: adbd reads its
+ *   fd until EAGAIN or EOF, enqueues what it read as one WRTE and, when the same read loop met
+ *   EOF, closes the socket right away, which sends CLSE (aosp-mirror/platform_system_core
+ *   `adb/sockets.cpp` local_socket_flush_outgoing: `if ((s->fde->force_eof && !r) || is_eof)
+ *   s->close(s)` after `s->peer->enqueue`; local_socket_close → remote_socket_shutdown sends
+ *   A_CLSE). An end that comes while a WRTE waits for its OKAY is read after that OKAY
+ *   (FDE_READ is off until local_socket_ready), so its CLSE goes then, alone. A CLSE from the
+ *   peer closes both directions at once (there is no half-close at the message level); bytes it
+ *   wrote before the CLSE are still delivered to the service.
  */
 import { AdbCommand } from './packet.js';
 
@@ -242,6 +249,11 @@ export class AdbStream {
     this.inFlight = true;
     this.transport.sendPacket(AdbCommand.Wrte, this.localId, this.remote, payload);
     while (this.writeWaiters.length > 0 && this.outBytes <= OUTPUT_HIGH_WATER) this.writeWaiters.shift()!.resolve();
+    if (this.closing && this.outBytes === 0) {
+      // The service had ended when this WRTE was formed: the same read met EOF (see above).
+      this.transport.sendPacket(AdbCommand.Clse, this.localId, this.remote);
+      this.finish();
+    }
   }
 
   private finish(keepInbox = false): void {
