@@ -169,6 +169,10 @@ export class FakeHarness implements Harness {
     this.events.push({ type: 'action', t: this.now, action: 'force-stop' });
     return Promise.resolve();
   }
+  async restartApp(): Promise<void> {
+    await this.forceStop();
+    await this.startApp();
+  }
   startProcessWithoutActivity(): Promise<void> {
     this.steps.push('startProcessWithoutActivity');
     this.events.push({ type: 'action', t: this.now, action: 'start-process' });

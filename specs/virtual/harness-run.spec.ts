@@ -117,6 +117,33 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     expectRestored(before, after);
     const expectedNow = before.timeMs + (Date.now() - hostBefore);
     expect(Math.abs(after.timeMs - expectedNow)).to.be.lessThan(2_000);
+
+    // A move of the clock goes out with the command it prepares, in one shell invocation, and the
+    // history stays in device-time order (a feed served while the set waited carries its time).
+    type Event = { type: string; t?: number; action?: string; argv?: string[]; detail?: string; scenario?: string };
+    const events = (await readFile(join(out, 'history.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Event);
+    const missed: Event[] = [];
+    let scenario = '';
+    let latest = 0;
+    for (const e of events) {
+      if (e.type === 'config') {
+        scenario = e.scenario ?? '';
+        latest = 0;
+        continue;
+      }
+      if (scenario === 'missed-run') missed.push(e);
+      if (e.t === undefined) continue;
+      expect(e.t, `${scenario}: ${JSON.stringify(e)} is timed ${latest - e.t} ms before an event it follows`).to.be.greaterThan(latest - 1_000);
+      latest = Math.max(latest, e.t);
+    }
+    const changes = missed.filter((e) => e.type === 'action' && e.action !== 'read');
+    const sets = changes.flatMap((e, i) => (e.action === 'set-time' ? [[e, changes[i + 1]] as const] : []));
+    expect(sets.length, JSON.stringify(changes.map((e) => e.action))).to.be.greaterThan(1);
+    for (const [set, next] of sets) {
+      expect(set.detail).to.match(/\(command 1 of 2 sent in one shell invocation\)$/);
+      expect([next?.action, next?.detail]).to.deep.equal(['force-run', 'command 2 of 2 sent in one shell invocation']);
+      expect(next?.t).to.equal(set.t);
+    }
   });
 
   /** `ls -lRA` of the app's data directory but cache/ and code_cache/: type, mode, size and name. */

@@ -72,6 +72,21 @@ describe('shell batch against a virtual device', () => {
         expect(results[2]).to.deep.include({ exitCode: 4, stderr: '__DV_B_x_1_0\n' });
       });
 
+      it('a sequence stops at its first failing command, each result apart', async () => {
+        const ran = await shellBatch(device(), [['echo', 'one'], 'echo two; echo err >&2; exit 3', ['touch', '/data/local/tmp/seq-not-run']], { stopAfterFailure: true });
+        expect(ran.map((r) => [r.stdout.toString(), r.stderr, r.exitCode])).to.deep.equal([
+          ['one\n', '', 0],
+          ['two\n', 'err\n', 3],
+        ]);
+        const after = await device().shell(['ls', '/data/local/tmp/seq-not-run']);
+        expect(after.exitCode).to.equal(1);
+        const all = await shellBatch(device(), [['true'], ['echo', 'last']], { stopAfterFailure: true });
+        expect(all.map((r) => [r.stdout.toString(), r.exitCode])).to.deep.equal([
+          ['', 0],
+          ['last\n', 0],
+        ]);
+      });
+
       it('keeps going after a command that exits the shell', async () => {
         const results = await shellBatch(device(), ['exit 9', ['echo', 'after']]);
         expect(results[0]!.exitCode).to.equal(9);

@@ -9,19 +9,28 @@
  *   binding holds the job's process at PERCEPTIBLE_LOW_APP_ADJ).
  */
 import { DeviceCommandError } from '../errors.js';
-import type { AndroidDevice } from '../device/android-device.js';
+import { commandFailed, type AndroidDevice, type ShellResult } from '../device/android-device.js';
 import { buildShellCommand } from '../device/shell-quote.js';
 import { assertComponentName, assertPackageName } from './names.js';
 import { parseBroadcastResult, parseStartActivity, type BroadcastResult } from './parsers/activity-manager.js';
 
 /** `am start -n COMPONENT` (with `-W`, waits until the launch completes). */
 export async function startActivity(device: AndroidDevice, component: string, options: { wait?: boolean } = {}): Promise<void> {
-  const argv = ['am', 'start', ...(options.wait === true ? ['-W'] : []), '-n', assertComponentName(component)];
-  const result = await device.shell(argv);
+  const argv = startActivityCommand(component, options);
+  checkStartActivity(device.serial, component, argv, await device.shell(argv));
+}
+
+/** The words of `am start [-W] -n COMPONENT`. */
+export function startActivityCommand(component: string, options: { wait?: boolean } = {}): string[] {
+  return ['am', 'start', ...(options.wait === true ? ['-W'] : []), '-n', assertComponentName(component)];
+}
+
+/** Throws what startActivity throws when `am start` (sent as `argv`) did not start `component`. */
+export function checkStartActivity(serial: string, component: string, argv: readonly string[], result: ShellResult): void {
   const parsed = parseStartActivity(result.stdout.toString('utf8'), result.stderr);
   if (parsed.kind === 'error' || result.exitCode !== 0) {
     const message = parsed.kind === 'error' ? parsed.message : `exit ${result.exitCode}`;
-    throw new DeviceCommandError(`Could not start ${component} on ${device.serial}: ${message}`, {
+    throw new DeviceCommandError(`Could not start ${component} on ${serial}: ${message}`, {
       command: buildShellCommand(argv),
       exitCode: result.exitCode,
       stderr: result.stderr,
@@ -30,7 +39,17 @@ export async function startActivity(device: AndroidDevice, component: string, op
 }
 
 export async function forceStop(device: AndroidDevice, pkg: string): Promise<void> {
-  await device.shellText(['am', 'force-stop', assertPackageName(pkg)]);
+  await device.shellText(forceStopCommand(pkg));
+}
+
+/** The words of `am force-stop PKG`. */
+export function forceStopCommand(pkg: string): string[] {
+  return ['am', 'force-stop', assertPackageName(pkg)];
+}
+
+/** Throws what forceStop throws when `am force-stop` (sent as `argv`) did not exit 0. */
+export function checkForceStop(argv: readonly string[], result: ShellResult): void {
+  if (result.exitCode !== 0) throw commandFailed(buildShellCommand(argv), result);
 }
 
 export interface BroadcastOptions {

@@ -288,7 +288,13 @@ export interface DatabaseBackup {
 /** Force-stops the app and copies the database files to `backupDir` (kept until deleted). */
 export async function backupDatabase(
   device: AndroidDevice,
-  request: { readonly pkg: string; readonly db: string; readonly backupDir: string },
+  request: {
+    readonly pkg: string;
+    readonly db: string;
+    readonly backupDir: string;
+    /** The host clock the backup's `createdAtMs` is read from (the wall clock when not given). */
+    readonly now?: () => number;
+  },
 ): Promise<DatabaseBackup> {
   await assertRunAs(device, request.pkg);
   await forceStop(device, request.pkg);
@@ -302,7 +308,7 @@ export async function backupDatabase(
     dir: request.backupDir,
     hasWal: pulled.hasWal,
     sha256: { main: sha256(main), wal: wal === null ? null : sha256(wal) },
-    createdAtMs: Date.now(),
+    createdAtMs: (request.now ?? Date.now)(),
   };
   await writeFile(join(request.backupDir, 'backup.json'), `${JSON.stringify(backup, null, 2)}\n`);
   return backup;
@@ -311,6 +317,8 @@ export async function backupDatabase(
 export interface DeleteRowsRequest extends TableQuery {
   /** Host directory for the backup (kept for restoreDatabase). */
   readonly backupDir: string;
+  /** The host clock the backup is timed with (the wall clock when not given). */
+  readonly now?: () => number;
 }
 
 export interface DeleteRowsResult {

@@ -19,7 +19,7 @@
  * device ends up where its clock would be had nobody touched it; then auto_time goes back.
  */
 import { DeviceCommandError } from '../errors.js';
-import type { AndroidDevice } from '../device/android-device.js';
+import type { AndroidDevice, ShellResult } from '../device/android-device.js';
 import { isShellRoot } from './properties.js';
 import type { ShellRead } from './shell-reads.js';
 
@@ -70,13 +70,24 @@ export async function setAutoTime(device: AndroidDevice, value: string | null): 
 
 export type SetTimeMethod = 'cmd-alarm' | 'root-date';
 
+/** `cmd alarm set-time MS`: the first way setDeviceTime tries. */
+export function setTimeCommand(epochMs: number): string[] {
+  return ['cmd', 'alarm', 'set-time', String(Math.round(epochMs))];
+}
+
+/**
+ * Whether `cmd alarm set-time` set the clock: exit 0, and none of the texts a shell without the
+ * command prints (an older AlarmManagerService without it, or no such service).
+ */
+export function setTimeTook(result: ShellResult): boolean {
+  return result.exitCode === 0 && !/Unknown command|No shell command|Can't find service/i.test(result.stdout.toString('utf8') + result.stderr);
+}
+
 /** Sets the wall clock to `epochMs`; returns how. Throws with the fix when neither way works. */
 export async function setDeviceTime(device: AndroidDevice, epochMs: number): Promise<SetTimeMethod> {
   const ms = Math.round(epochMs);
-  const viaAlarm = await device.shell(['cmd', 'alarm', 'set-time', String(ms)]);
-  if (viaAlarm.exitCode === 0 && !/Unknown command|No shell command|Can't find service/i.test(viaAlarm.stdout.toString('utf8') + viaAlarm.stderr)) {
-    return 'cmd-alarm';
-  }
+  const viaAlarm = await device.shell(setTimeCommand(ms));
+  if (setTimeTook(viaAlarm)) return 'cmd-alarm';
   if (await isShellRoot(device)) {
     const argv = ['date', '-u', formatPosixDate(ms)];
     const viaDate = await device.shell(argv);

@@ -19,7 +19,7 @@
  * of the JOB line) is in the package; a job whose component cannot be read (a source-tag battery
  * name `tag:pkg` without details) only when a `Source: … pkg=PKG` line says so.
  */
-import type { AndroidDevice } from '../device/android-device.js';
+import type { AndroidDevice, ShellResult } from '../device/android-device.js';
 import { assertPackageName } from './names.js';
 import { commandFailed } from '../device/android-device.js';
 import { runReads, type ShellRead } from './shell-reads.js';
@@ -113,12 +113,22 @@ export interface RunJobOutcome {
 
 /** `cmd jobscheduler run [-f] [-u U] [-n NS] PKG ID`; the outcome is data, never thrown. */
 export async function runJob(device: AndroidDevice, request: RunJobRequest): Promise<RunJobOutcome> {
+  const argv = runJobCommand(request);
+  return runJobOutcome(argv, await device.shell(argv));
+}
+
+/** The words of `cmd jobscheduler run` for `request`. */
+export function runJobCommand(request: RunJobRequest): string[] {
   const argv = ['cmd', 'jobscheduler', 'run'];
   if (request.force) argv.push('-f');
   if (request.userId !== undefined) argv.push('-u', String(request.userId));
   if (request.namespace != null) argv.push('-n', request.namespace);
   argv.push(assertPackageName(request.pkg), String(Math.trunc(request.id)));
-  const result = await device.shell(argv);
+  return argv;
+}
+
+/** What `cmd jobscheduler run` (sent as `argv`) answered. */
+export function runJobOutcome(argv: readonly string[], result: ShellResult): RunJobOutcome {
   const stdout = result.stdout.toString('utf8');
   return {
     result: parseRunJobOutput(stdout, result.stderr, result.exitCode),

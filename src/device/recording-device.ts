@@ -11,7 +11,9 @@
  * sent; a caller takes the finished ones in that order (`takeFinished`). `context` is asked at
  * the start of each command and kept with its record: what the caller was doing when it sent it.
  * Read-only commands sent together in one shell invocation (`shellBatch`, shell-batch.ts) are one
- * record each, in the batch's order, marked with their place in it (`batch`).
+ * record each, in the batch's order, marked with their place in it (`batch`); so are the
+ * commands of a sequence (`shellSequence`), each with the context its caller gave it, and a
+ * command of a sequence that did not run (one before it failed) leaves no record.
  *
  * The record keeps the bytes a command wrote (a shell command's standard input, a pushed file):
  * the only way to send the same command again. Output is not kept, only its size and first line.
@@ -128,6 +130,8 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
   private start(
     via: CommandVia,
     fields: { argv?: readonly string[] | undefined; command: string; path?: string; mode?: number; data?: Buffer; batch?: { index: number; size: number } },
+    context: () => C | undefined = () => this.options.context?.(),
+    startedAt?: number,
   ): MutableRecord<C> {
     const record: MutableRecord<C> = {
       seq: this.nextSeq++,
@@ -138,8 +142,8 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
       ...(fields.mode !== undefined ? { mode: fields.mode } : {}),
       ...(fields.data !== undefined ? { data: fields.data } : {}),
       ...(fields.batch !== undefined ? { batch: fields.batch } : {}),
-      startedAt: this.options.clock.now(),
-      context: this.options.context?.(),
+      startedAt: startedAt ?? this.options.clock.now(),
+      context: context(),
       finished: false,
       durationMs: undefined,
       exitCode: undefined,
@@ -211,6 +215,50 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
     }
     records.forEach((record, i) => {
       const r = results[i]!;
+      this.finish(record, {
+        exitCode: r.exitCode,
+        bytes: r.stdout.length,
+        output: r.exitCode === 0 ? textLine(r.stdout) ?? firstLine(r.stderr) : firstLine(r.stderr) ?? textLine(r.stdout),
+      });
+    });
+    return results;
+  }
+
+  /**
+   * Commands that change the device, in one shell invocation (shell-batch.ts `stopAfterFailure`):
+   * each runs only when the one before it exited 0. One record per command, with the context
+   * given with it (the caller's step for that command), in order; the commands after a failing
+   * one did not run and leave no record. Results: one per command run. A step's `startedAt`
+   * replaces the clock's reading as its start time (a command that runs after one that moved
+   * the device clock starts at the time that one set).
+   */
+  async shellSequence(
+    steps: readonly { readonly command: BatchCommand; readonly context?: C; readonly startedAt?: number }[],
+    options: Omit<BatchOptions, 'stopAfterFailure'> = {},
+  ): Promise<ShellResult[]> {
+    const records = steps.map((step, i) =>
+      this.start(
+        'shell',
+        { ...words(step.command), ...(steps.length > 1 ? { batch: { index: i + 1, size: steps.length } } : {}) },
+        () => step.context ?? this.options.context?.(),
+        step.startedAt,
+      ),
+    );
+    let results: ShellResult[];
+    try {
+      results = await sendBatch(this.inner, steps.map((s) => s.command), { ...options, stopAfterFailure: true });
+    } catch (e) {
+      const error = describeError(e);
+      for (const record of records) this.finish(record, { error });
+      throw e;
+    }
+    records.forEach((record, i) => {
+      const r = results[i];
+      if (r === undefined) {
+        // Not run: gone from the records (still unfinished, so none was taken yet).
+        this.all.splice(this.all.indexOf(record), 1);
+        return;
+      }
       this.finish(record, {
         exitCode: r.exitCode,
         bytes: r.stdout.length,

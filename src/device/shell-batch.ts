@@ -20,8 +20,12 @@
  *   a command's output nor the script itself printed back (`ps -A -o ARGS`) can hold a
  *   contiguous marker; markers are looked for in order, each after the one before.
  *
- * Only for commands that read: they all run, in order, whatever an earlier one's status was, and
- * a caller that records the commands it sends records each of them (RecordingDevice.shellBatch).
+ * Commands that read all run, in order, whatever an earlier one's status was. Commands that change
+ * the device go together only as a sequence (`stopAfterFailure`): each runs only when the one
+ * before it exited 0, as if sent one after another by a caller that stops at the first failure;
+ * after a failing command the script prints that command's markers and exits, and the results
+ * end with it. A caller that records the commands it sends records each of them
+ * (RecordingDevice.shellBatch, RecordingDevice.shellSequence).
  */
 import { randomBytes } from 'node:crypto';
 import type { AndroidDevice, ShellOptions, ShellResult } from './android-device.js';
@@ -40,6 +44,11 @@ export interface BatchOptions {
   readonly timeoutMs?: number;
   /** The marker nonce (hex, 16+ digits); random when not given. */
   readonly nonce?: string;
+  /**
+   * Each command runs only when the one before it exited 0; the results end at the first that
+   * did not (fewer results than commands). For commands that change the device.
+   */
+  readonly stopAfterFailure?: boolean;
 }
 
 const MARKER_PREFIX = '__DV_B_';
@@ -49,7 +58,7 @@ export function isBatchingDevice(device: AndroidDevice): device is BatchingDevic
 }
 
 /** The script that runs `commands` in order, each followed by its markers (see the file comment). */
-export function buildBatchScript(commands: readonly BatchCommand[], nonce: string): string {
+export function buildBatchScript(commands: readonly BatchCommand[], nonce: string, stopAfterFailure = false): string {
   if (!/^[0-9a-f]{16,}$/.test(nonce)) throw new DedupVerifyError(ErrorCode.Internal, `batch marker nonce must be 16+ hex digits, got "${nonce}"`);
   if (commands.length === 0) throw new DedupVerifyError(ErrorCode.Internal, 'An empty batch cannot be sent to the device shell.');
   return commands
@@ -57,7 +66,8 @@ export function buildBatchScript(commands: readonly BatchCommand[], nonce: strin
       const n = i + 1;
       return (
         `( ${toCommandLine(command)}\n) </dev/null; __dv_r=$?; echo; echo "${MARKER_PREFIX}""${nonce}""_${n}_$__dv_r"; ` +
-        `echo >&2; echo "${MARKER_PREFIX}""${nonce}""_${n}" >&2`
+        `echo >&2; echo "${MARKER_PREFIX}""${nonce}""_${n}" >&2` +
+        (stopAfterFailure && n < commands.length ? '; [ "$__dv_r" = 0 ] || exit 0' : '')
       );
     })
     .join('\n');
@@ -68,7 +78,7 @@ export function buildBatchScript(commands: readonly BatchCommand[], nonce: strin
  * Throws when a marker is missing (the invocation ended part-way: the device went away, or the
  * shell was killed).
  */
-export function parseBatchOutput(stdout: Buffer, stderr: Buffer | string, nonce: string, count: number): ShellResult[] {
+export function parseBatchOutput(stdout: Buffer, stderr: Buffer | string, nonce: string, count: number, stopAfterFailure = false): ShellResult[] {
   // latin1 maps each byte to one UTF-16 unit, so string indexes are byte offsets.
   const out = stdout.toString('latin1');
   const errBytes = typeof stderr === 'string' ? Buffer.from(stderr, 'utf8') : stderr;
@@ -98,6 +108,8 @@ export function parseBatchOutput(stdout: Buffer, stderr: Buffer | string, nonce:
     });
     outAt = o.index + o[0].length;
     errAt = e.index + e[0].length;
+    // A sequence stops after its first failing command: the commands after it did not run.
+    if (stopAfterFailure && results[results.length - 1]!.exitCode !== 0) break;
   }
   return results;
 }
@@ -105,6 +117,7 @@ export function parseBatchOutput(stdout: Buffer, stderr: Buffer | string, nonce:
 /**
  * Runs read-only `commands` in one shell invocation; one result per command, in order. A single
  * command is sent as it is. A device that records batches (BatchingDevice) is asked to run it.
+ * With `stopAfterFailure`, the results end at the first command that exited non-zero.
  */
 export async function shellBatch(device: AndroidDevice, commands: readonly BatchCommand[], options: BatchOptions = {}): Promise<ShellResult[]> {
   if (isBatchingDevice(device)) return device.shellBatch(commands, options);
@@ -116,6 +129,7 @@ export async function sendBatch(device: AndroidDevice, commands: readonly BatchC
   const shellOptions: ShellOptions = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
   if (commands.length === 1) return [await device.shell(commands[0]!, shellOptions)];
   const nonce = options.nonce ?? randomBytes(16).toString('hex');
-  const result = await device.shell(buildBatchScript(commands, nonce), shellOptions);
-  return parseBatchOutput(result.stdout, result.stderr, nonce, commands.length);
+  const stop = options.stopAfterFailure === true;
+  const result = await device.shell(buildBatchScript(commands, nonce, stop), shellOptions);
+  return parseBatchOutput(result.stdout, result.stderr, nonce, commands.length, stop);
 }

@@ -12,7 +12,7 @@
 import type { HostClock } from '../host-clock.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { AndroidDevice } from '../device/android-device.js';
+import type { AndroidDevice, ShellResult } from '../device/android-device.js';
 import { RecordingDevice } from '../device/recording-device.js';
 import type { Config } from '../config/types.js';
 import type { FixtureServer, JournalEntry } from '../feed/fixture-server.js';
@@ -21,12 +21,12 @@ import { truncateToSecond } from '../feed/feed-items.js';
 import type { HistoryEvent, RunOutcome as HistoryRunOutcome, ScheduleSpec } from '../history/events.js';
 import { inspectDedupSchema } from './dedup-schema.js';
 import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
-import { DedupVerifyError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
-import { forceStop, sendBroadcast, startActivity } from '../android/activity.js';
+import { DedupVerifyError, DeviceCommandError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
+import { checkForceStop, checkStartActivity, forceStop, forceStopCommand, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
 import { deleteRows, pullDatabase, tableRowsRead, withDatabase } from '../android/app-data.js';
 import { quoteSqlIdentifier } from '../android/names.js';
-import { deviceTimeRead, readDeviceTimeMs, setDeviceTime } from '../android/clock.js';
-import { findJob, getJobState, jobListRead, runJob, selectJob, WORKMANAGER_JOB_SERVICE } from '../android/job-scheduler.js';
+import { deviceTimeRead, readDeviceTimeMs, setDeviceTime, setTimeCommand, setTimeTook, type SetTimeMethod } from '../android/clock.js';
+import { findJob, getJobState, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../android/job-scheduler.js';
 import type { JobEntry } from '../android/parsers/job-scheduler.js';
 import { runReads, type ReadValues, type ShellRead } from '../android/shell-reads.js';
 import { FeedItemIndex } from '../android/notification-mapping.js';
@@ -206,8 +206,49 @@ export class DeviceHarness implements Harness {
    * with `label` (their action name, run, detail), and land in the history as the step ends.
    */
   private async act<T>(label: ActionLabel, step: () => Promise<T>): Promise<T> {
+    await this.flushPendingClock();
     try {
       return await this.labels.run(label, step);
+    } finally {
+      this.flushCommands();
+    }
+  }
+
+  /**
+   * Commands that change the device, one after another in one shell invocation, each with the
+   * label of its own step (RecordingDevice.shellSequence): a command runs only when the one
+   * before it exited 0; the results end at the first that did not. Each is recorded and lands in
+   * the history as its own action event, as if sent on its own. A set of the clock that waits
+   * for the next change (DeviceClock.willSet) goes first in the same invocation.
+   */
+  private async actInSequence(steps: readonly { readonly label: ActionLabel; readonly argv: readonly string[] }[]): Promise<ShellResult[]> {
+    const to = this.ctx.deviceClock.takePendingSet();
+    if (to === undefined) return this.sendSequence(steps);
+    const before = this.ctx.clock.now();
+    // The events of the invocation are timed at the time the set gives the clock: the events
+    // timed while the set waited (a feed served, the run's start) already carry that time, and
+    // the history stays in device-time order.
+    const [set, ...rest] = await this.sendSequence([{ label: this.setTimeLabel(to), argv: setTimeCommand(to), startedAt: to }, ...steps.map((step) => ({ ...step, startedAt: to }))]);
+    if (set !== undefined && setTimeTook(set)) {
+      this.ctx.deviceClock.wasSet(to, before, this.ctx.clock.now(), 'cmd-alarm');
+      return rest;
+    }
+    if (rest.length > 0) {
+      // Exit 0 but the text of a shell without the command: what followed ran at the old time.
+      throw new DeviceCommandError(`\`cmd alarm set-time\` stopped setting the clock of ${this.device.serial} part-way through the session: ${(set?.stdout.toString('utf8') ?? '').trim() || (set?.stderr ?? '').trim()}`, {
+        command: setTimeCommand(to).join(' '),
+        ...(set !== undefined ? { exitCode: set.exitCode, stderr: set.stderr } : {}),
+      });
+    }
+    // The set failed and nothing after it ran: setDeviceTime's other way (or its error), then the steps.
+    this.ctx.deviceClock.setWith = undefined;
+    await this.setClock(to);
+    return this.sendSequence(steps);
+  }
+
+  private async sendSequence(steps: readonly { readonly label: ActionLabel; readonly argv: readonly string[]; readonly startedAt?: number }[]): Promise<ShellResult[]> {
+    try {
+      return await this.recorder.shellSequence(steps.map((step) => ({ command: step.argv, context: step.label, ...(step.startedAt !== undefined ? { startedAt: step.startedAt } : {}) })));
     } finally {
       this.flushCommands();
     }
@@ -352,24 +393,72 @@ export class DeviceHarness implements Harness {
 
   async advanceClock(ms: number): Promise<void> {
     const now = await this.deviceNow();
-    await this.setClock(now + ms);
+    await this.moveClock(now + ms);
   }
 
-  private async setClock(ms: number): Promise<void> {
-    const before = this.ctx.clock.now();
-    await this.act({ action: 'set-time', detail: `clock to ${new Date(ms).toISOString()}` }, () => setDeviceTime(this.device, ms));
-    this.ctx.deviceClock.wasSet(ms, before, this.ctx.clock.now());
-  }
-
-  async openGuard(): Promise<number> {
-    return (await this.passGuard()).now;
+  private setTimeLabel(ms: number): ActionLabel {
+    return { action: 'set-time', detail: `clock to ${new Date(ms).toISOString()}` };
   }
 
   /**
-   * openGuard, also returning the WorkManager state and the jobs it read: one read of the workdb
-   * per run (none when the last read still holds), the next run time computed on the host.
+   * Sends the set of the clock that waits for the next change (DeviceClock.willSet) on its own.
+   * While it goes out the device time is still reckoned from it, so its event carries the time it
+   * sets, as the events timed while it waited do.
    */
-  private async passGuard(): Promise<{ now: number; work: WorkSnapshot; jobs: readonly JobEntry[] }> {
+  private async flushPendingClock(): Promise<void> {
+    const clock = this.ctx.deviceClock;
+    if (!clock.hasPendingSet) return;
+    const to = clock.now()!;
+    const before = this.ctx.clock.now();
+    let method: SetTimeMethod;
+    try {
+      method = await this.labels.run(this.setTimeLabel(to), () => setDeviceTime(this.device, to));
+    } finally {
+      clock.takePendingSet();
+      this.flushCommands();
+    }
+    clock.wasSet(to, before, this.ctx.clock.now(), method);
+  }
+
+  private async setClock(ms: number): Promise<void> {
+    // A set that still waited is superseded by this one.
+    this.ctx.deviceClock.takePendingSet();
+    const before = this.ctx.clock.now();
+    const method = await this.act(this.setTimeLabel(ms), () => setDeviceTime(this.device, ms));
+    this.ctx.deviceClock.wasSet(ms, before, this.ctx.clock.now(), method);
+  }
+
+  /**
+   * Moves the device clock to `ms`: once `cmd alarm set-time` is known to set this device's clock
+   * (setDeviceTime's first way), the set waits for the next command that changes the device and
+   * goes in the same shell invocation (actInSequence), or just before it (act); until then the
+   * device time is reckoned from the set (DeviceClock.willSet). Otherwise it is sent now.
+   */
+  private async moveClock(ms: number): Promise<void> {
+    if (this.ctx.deviceClock.setWith === 'cmd-alarm') this.ctx.deviceClock.willSet(ms, this.ctx.clock.now());
+    else await this.setClock(ms);
+  }
+
+  /** `cmd jobscheduler run` for `request`, in one invocation with the set of the clock that waits for it. */
+  private async runInSequence(request: RunJobRequest, label: ActionLabel): Promise<RunJobOutcome> {
+    const argv = runJobCommand(request);
+    const [run] = await this.actInSequence([{ label, argv }]);
+    if (run === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+    return runJobOutcome(argv, run);
+  }
+
+  async openGuard(): Promise<number> {
+    const guard = await this.planGuard();
+    await this.moveClockFor(guard);
+    return guard.now;
+  }
+
+  /**
+   * What opening the guard takes, with the WorkManager state and the jobs it read: one read of
+   * the workdb per run (none when the last read still holds), the next run time computed on the
+   * host. `setTo`: the device time the clock must be set to first (the run's time: `now`).
+   */
+  private async planGuard(): Promise<{ now: number; work: WorkSnapshot; jobs: readonly JobEntry[]; setTo?: number; from?: number; due?: number }> {
     const { work, jobs } = await this.currentWork();
     const now = await this.deviceNow();
     const spec = work.primary;
@@ -377,9 +466,18 @@ export class DeviceHarness implements Harness {
     const due = nextRunTime(spec, now);
     if (now >= due) return { now, work, jobs };
     const target = due + 1_000;
-    await this.setClock(target);
-    this.note(`clock moved from ${new Date(now).toISOString()} to ${new Date(target).toISOString()} (next run due ${new Date(due).toISOString()})`);
-    return { now: target, work, jobs };
+    return { now: target, work, jobs, setTo: target, from: now, due };
+  }
+
+  private clockMovedNote(guard: { setTo?: number; from?: number; due?: number }): void {
+    if (guard.setTo === undefined || guard.from === undefined || guard.due === undefined) return;
+    this.note(`clock moved from ${new Date(guard.from).toISOString()} to ${new Date(guard.setTo).toISOString()} (next run due ${new Date(guard.due).toISOString()})`);
+  }
+
+  private async moveClockFor(guard: { setTo?: number; from?: number; due?: number }): Promise<void> {
+    if (guard.setTo === undefined) return;
+    await this.moveClock(guard.setTo);
+    this.clockMovedNote(guard);
   }
 
   // ---------------------------------------------------------------- the forced run (docs/design.md §3)
@@ -390,7 +488,8 @@ export class DeviceHarness implements Harness {
     const probe = options.probe === true;
     const run = probe ? 0 : this.ctx.nextRun();
     const evidence: string[] = [];
-    const { now: deviceTime, work, jobs } = probe ? await this.currentWork().then(async (r) => ({ ...r, now: await this.deviceNow() })) : await this.passGuard();
+    const guard: Awaited<ReturnType<DeviceHarness['planGuard']>> = probe ? await this.currentWork().then(async (r) => ({ ...r, now: await this.deviceNow() })) : await this.planGuard();
+    const { now: deviceTime, work, jobs } = guard;
     const spec = work.primary;
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
     const journalFrom = this.ctx.server.journal().length;
@@ -403,6 +502,7 @@ export class DeviceHarness implements Harness {
     };
 
     if (!spec || spec.systemId === undefined) {
+      await this.moveClockFor(guard);
       return finish('refused', [`no scheduled job for the unique work "${this.config.work.uniqueName}" (WorkSpec ${spec ? 'without SystemIdInfo' : 'missing'})`]);
     }
     const jobId = spec.systemId;
@@ -414,15 +514,18 @@ export class DeviceHarness implements Harness {
     const query = { pkg: this.pkg, jobId, serviceClass: WORKMANAGER_JOB_SERVICE };
     const job = selectJob(jobs, query) ?? (await findJob(this.device, query));
     if (!job) {
+      await this.moveClockFor(guard);
       return finish('refused', [`job ${spec.systemId} of ${this.pkg} is not registered with JobScheduler (dumpsys jobscheduler ${this.pkg})`]);
     }
     const kill = options.killAt;
     if (kill) this.ctx.server.setFault(this.routePath(kill.route), { hold: true, passFirst: kill.nth - 1 });
+    const runLabel: ActionLabel = { action: 'force-run', ...(probe ? { probe: true, detail: 'probe: forced without moving the clock; no run is due' } : { run }) };
+    const request: RunJobRequest = { pkg: this.pkg, id: jobId, namespace: job.namespace, force: true };
     const sentAt = this.ctx.clock.monotonic();
-    const started = await this.act(
-      { action: 'force-run', ...(probe ? { probe: true, detail: 'probe: forced without moving the clock; no run is due' } : { run }) },
-      () => runJob(this.device, { pkg: this.pkg, id: jobId, namespace: job.namespace, force: true }),
-    );
+    // The clock goes to the run's time with the run command itself when it can (one invocation).
+    if (guard.setTo !== undefined) await this.moveClock(guard.setTo);
+    const started = this.ctx.deviceClock.hasPendingSet ? await this.runInSequence(request, runLabel) : await this.act(runLabel, () => runJob(this.device, request));
+    this.clockMovedNote(guard);
     const roundTripMs = this.ctx.clock.monotonic() - sentAt;
     evidence.push(`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`);
     if (started.result.kind !== 'running') {
@@ -695,6 +798,7 @@ export class DeviceHarness implements Harness {
       where: `${quoteSqlIdentifier(keyColumn)} IN (${marks})`,
       params: keys,
       backupDir: `${this.ctx.backupDir}/forget-${randomUUID()}`,
+      now: () => this.ctx.clock.now(),
     });
     this.note(`deleted ${result.deletedRows} row(s) from ${table}; ${result.remainingRows} remain; backup in ${result.backup.dir}`);
     this.action('forget-rows', { detail: `deleted ${result.deletedRows} row(s) of ${table} (${keys.length} key(s)); ${result.remainingRows} remain` });
@@ -725,10 +829,33 @@ export class DeviceHarness implements Harness {
     this.storedKeys = new Set();
   }
 
-  async startApp(): Promise<void> {
+  private get launchComponent(): string {
     const activity = this.config.app.launchActivity ?? '.MainActivity';
-    const component = activity.includes('/') ? activity : `${this.pkg}/${activity}`;
+    return activity.includes('/') ? activity : `${this.pkg}/${activity}`;
+  }
+
+  async startApp(): Promise<void> {
+    const component = this.launchComponent;
     await this.act({ action: 'start-app' }, () => startActivity(this.device, component));
+    await this.waitForJob();
+  }
+
+  async restartApp(): Promise<void> {
+    const component = this.launchComponent;
+    const stopArgv = forceStopCommand(this.pkg);
+    const startArgv = startActivityCommand(component);
+    // `am force-stop` returns once the package is stopped: ActivityManagerShellCommand.runForceStop
+    // calls IActivityManager.forceStopPackage, which runs forceStopPackageLocked before it returns
+    // (frameworks/base services/core/java/com/android/server/am/ActivityManagerShellCommand.java,
+    // ActivityManagerService.java), so `am start` right after it in the same shell starts a new
+    // process, as when sent one after the other.
+    const [stopped, started] = await this.actInSequence([
+      { label: { action: 'force-stop' }, argv: stopArgv },
+      { label: { action: 'start-app' }, argv: startArgv },
+    ]);
+    if (stopped !== undefined) checkForceStop(stopArgv, stopped);
+    if (started === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${startArgv.join(' ')}\` did not run after \`${stopArgv.join(' ')}\``);
+    checkStartActivity(this.device.serial, component, startArgv, started);
     await this.waitForJob();
   }
 

@@ -168,8 +168,7 @@ export class DeviceSession {
       }
       // An empty feed first: a run the device makes by itself during the setup finds nothing.
       await h.serveFeed([]);
-      await h.forceStop();
-      await h.startApp();
+      await h.restartApp();
       await h.primeStoredKeys();
       await h.openGuard();
       await scenario.run(h);

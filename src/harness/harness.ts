@@ -156,6 +156,11 @@ export interface Harness {
   clearAppData(): Promise<void>;
   startApp(): Promise<void>;
   forceStop(): Promise<void>;
+  /**
+   * forceStop then startApp as one step: on a device, both commands in one shell invocation
+   * (the start only after the stop succeeded), each recorded as its own action.
+   */
+  restartApp(): Promise<void>;
   /** Starts the app process without an activity, as the platform does for a broadcast. */
   startProcessWithoutActivity(): Promise<void>;
 

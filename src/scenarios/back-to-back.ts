@@ -21,8 +21,7 @@ export const backToBack: Scenario = {
     // mPackageIntentReceiver cancels them with REASON_PACKAGE_CHANGED on ACTION_PACKAGE_RESTARTED),
     // and the relaunch reschedules the work.
     h.step('clear the notifications (force-stop, relaunch)');
-    await h.forceStop();
-    await h.startApp();
+    await h.restartApp();
     h.step('second forced run, same feed');
     const second = await h.forceRun();
     h.note(`second run posted ${second.posted.length} notification(s)`);

@@ -17,8 +17,7 @@ export const durableIdentity: Scenario = {
     h.step('forced run: rows are written');
     await h.forceRun();
     h.step('process death and replay');
-    await h.forceStop();
-    await h.startApp();
+    await h.restartApp();
     await h.forceRun();
     h.step('inspect the dedup table of a pulled copy');
     const db = await h.readDatabase();

@@ -23,8 +23,7 @@ export const idempotencyKey: Scenario = {
     h.clearFaults();
     h.note(`run ${first.run} ended ${first.outcome}`);
     h.step('process death: force-stop and restart (the key must be persisted, not in memory)');
-    await h.forceStop();
-    await h.startApp();
+    await h.restartApp();
     h.step('retry');
     const second = await h.forceRun();
     h.note(`run ${second.run} ended ${second.outcome}`);

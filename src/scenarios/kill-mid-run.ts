@@ -49,8 +49,8 @@ export const killMidRun: Scenario = {
       // sheds the rest, logging one line in five seconds (A14 NotificationManagerService,
       // LOS21-pre-QPR2/android_frameworks_base @1add8e2d), so a repeat right
       // after the kill could go unseen.
-      if (point.killAt.kill !== 'force-stop') await h.forceStop();
-      await h.startApp();
+      if (point.killAt.kill !== 'force-stop') await h.restartApp();
+      else await h.startApp();
       h.step('run again after the kill');
       const next = await h.forceRun();
       h.note(

@@ -17,8 +17,7 @@ export const processDeathReplay: Scenario = {
     h.step('first forced run');
     await h.forceRun();
     h.step('process death: force-stop (memory gone, notifications cleared), then relaunch');
-    await h.forceStop();
-    await h.startApp();
+    await h.restartApp();
     h.step('forced run in the new process');
     await h.forceRun();
     h.step('read the dedup table');

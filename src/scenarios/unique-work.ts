@@ -23,8 +23,7 @@ export const uniqueWork: Scenario = {
       await h.startApp();
     }
     h.step('force-stop, then launch again');
-    await h.forceStop();
-    await h.startApp();
+    await h.restartApp();
     const after = await h.readWork(AFTER_RELAUNCH);
     h.note(
       `periodic WorkSpecs named "${h.config.work.uniqueName}": ${before.namedSpecs.length} before, ${after.namedSpecs.length} after; ` +

@@ -161,4 +161,35 @@ describe('shell batch: several reads in one shell invocation', () => {
     expect(records).to.have.length(2);
     expect(records.every((r) => r.error !== undefined && /before the end of command 2/.test(r.error))).to.equal(true);
   });
+  it('a sequence runs each command only after the one before it exited 0, and its results end at the first failure', () => {
+    const script = buildBatchScript([['a'], ['b'], ['c']], NONCE, true);
+    expect(script.split('\n').filter((l) => l.endsWith('|| exit 0'))).to.have.length(2);
+    expect(script.trimEnd().endsWith('|| exit 0')).to.equal(false);
+    const stopped = parseBatchOutput(Buffer.concat([out('', 1, 0), out('', 2, 3)]), err('', 1) + err('no', 2), NONCE, 3, true);
+    expect(stopped.map((r) => r.exitCode)).to.deep.equal([0, 3]);
+    // Without stopAfterFailure a missing later marker means the invocation ended part-way.
+    expect(() => parseBatchOutput(Buffer.concat([out('', 1, 0), out('', 2, 3)]), err('', 1) + err('no', 2), NONCE, 3)).to.throw(DeviceCommandError);
+    // A sequence whose commands all succeeded must hold every marker.
+    expect(() => parseBatchOutput(Buffer.concat([out('', 1, 0), out('', 2, 0)]), err('', 1) + err('', 2), NONCE, 3, true)).to.throw(/before the end of command 3/);
+  });
+
+  it('a RecordingDevice records each command of a sequence with the context and start time given with it, and none that did not run', async () => {
+    const device = scripted(() => ({ stdout: Buffer.concat([out('', 1, 0), out('', 2, 1)]), stderr: err('', 1) + err('Error: boom', 2), exitCode: 0 }));
+    const recorder = new RecordingDevice<ActionLabel>(device, { clock: { now: () => 1000, monotonic: () => 0 }, context: () => ({ action: 'outer' }) });
+    const results = await recorder.shellSequence(
+      [
+        { command: ['am', 'force-stop', 'p'], context: { action: 'force-stop' } },
+        { command: ['cmd', 'jobscheduler', 'run', '-f', 'p', '1'], context: { action: 'force-run', run: 4 }, startedAt: 5000 },
+        { command: ['am', 'start', '-n', 'p/.A'] },
+      ],
+      { nonce: NONCE },
+    );
+    expect(results.map((r) => r.exitCode)).to.deep.equal([0, 1]);
+    expect(device.sent).to.deep.equal([buildBatchScript([['am', 'force-stop', 'p'], ['cmd', 'jobscheduler', 'run', '-f', 'p', '1'], ['am', 'start', '-n', 'p/.A']], NONCE, true)]);
+    const events = commandEvents(recorder.takeFinished()).map((e) => e.event);
+    expect(events.map((e) => [e.action, e.argv, e.exitCode, e.run, e.t, e.detail])).to.deep.equal([
+      ['force-stop', ['am', 'force-stop', 'p'], 0, undefined, 1000, 'command 1 of 3 sent in one shell invocation'],
+      ['force-run', ['cmd', 'jobscheduler', 'run', '-f', 'p', '1'], 1, 4, 5000, 'command 2 of 3 sent in one shell invocation'],
+    ]);
+  });
 });
