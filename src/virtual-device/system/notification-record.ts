@@ -10,7 +10,8 @@
  *   the notification body at (prefix+"  ")*2, extras entries 4 more, closing `}` at the body.
  * - A12/13 layout (no `vis=` body line, no mProposedImportance / mSensitiveContent /
  *   mUserVisOverride): the captured dump in specs/unit/virtual-device/android/captured/
- *   dumpsys-notification-api33.txt (index id 31367599669).
+ *   dumpsys-notification-api33.txt (published in hfreeman2008/android_core_framework,
+ *   P20_系统开发之浅谈NotificationManagerService/系统开发之浅谈NotificationManagerService.md).
  * - Notification.toString (as the Android 12-14 framework prints it), StatusBarNotification
  *   key/groupKey (`user|pkg|id|tag|uid`; the key when there is no group or sort key).
  * - NotificationUsageStats.SingleNotificationStats.toString (frameworks/base, same directory).
@@ -71,7 +72,7 @@ export function notificationKey(userId: number, pkg: string, id: number, tag: st
 }
 
 /**
- * NotificationChannel.toString() as captured on Android 12/13 (index id 31367599669), with the
+ * NotificationChannel.toString() as captured on Android 12/13 (the capture above), with the
  * channel's own values.
  */
 export function channelToString(c: NotificationChannelSpec): string {

@@ -2,7 +2,8 @@
  * `cmd alarm`: set-time, set-timezone, help.
  * Source: AlarmManagerService.ShellCmd (com.android.server.AlarmManagerService on Android 11,
  * com.android.server.alarm.AlarmManagerService from 12; help text as framework copies print it,
- * e.g. the API 30 copy, index id 18031937045, which already has set-time). `set-time` prints
+ * e.g. an Android 11 services.jar copy, KirbyNx/Swx-ROM-Galaxy-A70 system/Framework/services.jar/
+ * smali/com/android/server/AlarmManagerService$ShellCmd.smali, which already has set-time). `set-time` prints
  * nothing and returns 0 when setTime() succeeds; exceptions are printed with `pw.println(e)` on
  * stdout and return -1. setTime needs android.permission.SET_TIME, which the shell holds
  * (packages/Shell/AndroidManifest.xml), so no root is needed.

@@ -9,8 +9,9 @@
  *   executing '<cmd>':` and the stack trace on stderr, and the result is -1.
  * - handleDefaultCommands() (BasicShellCommandHandler: aosp-mirror/platform_frameworks_base
  *   core/java/android/os/BasicShellCommandHandler.java @7b6fdf38, Ankits-lab/frameworks_base
- *   @150a9240; a decompiled com.android.modules.utils copy, the base of the API 34
- *   JobSchedulerShellCommand, has the same method: search-index id 4995260733):
+ *   @150a9240; its com.android.modules.utils copy, the base of the API 34
+ *   JobSchedulerShellCommand, has the same method: AOSP frameworks/libs/modules-utils
+ *   java/com/android/modules/utils/BasicShellCommandHandler.java):
  *   `help`/`-h`/no command print the help, anything else prints `Unknown command: <cmd>`; both
  *   return -1. android.os.ShellCommand (Ankits-lab/frameworks_base @150a9240, the base of
  *   ActivityManagerShellCommand, PackageManagerShellCommand, NotificationShellCmd) first turns
