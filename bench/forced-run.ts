@@ -216,7 +216,7 @@ function render(r: {
       ['l', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
-    `One adb round trip (\`shell true\`, median of 30): ${formatMs(r.cliTrip.median)} as an \`adb\` client process, ${formatMs(r.harnessTrip.median)} over the harness's adbkit connection (shell v2). The script pays a process start per command; the harness pays far less per round trip but makes more of them, so on a device where the round trip itself is slow (USB, a remote farm) the extra round trips below are what to cut.`,
+    `One adb round trip (\`shell true\`, median of 30): ${formatMs(r.cliTrip.median)} as an \`adb\` client process, ${formatMs(r.harnessTrip.median)} over the harness's adbkit connection (shell v2). The script pays a process start per command; the harness pays far less per round trip${sum(lastH) > sum(lastR) ? ' but makes more of them, so on a device where the round trip itself is slow (USB, a remote farm) the extra round trips below are what to cut' : `, and makes ${sum(lastH) === sum(lastR) ? 'as many' : 'fewer'} of them (${sum(lastH)} against ${sum(lastR)} in the last pair), which is what counts where the round trip itself is slow (USB, a remote farm)`}.`,
     '',
     'Services opened on the device by one forced run (last pair):',
     '',

@@ -60,6 +60,9 @@ interface CliRun {
   readonly ms: number;
   readonly code: number;
   readonly verdict: string;
+  /** Requests the app made to the fixture server (history `request` events), and runs that ended with WorkManager's result line. */
+  readonly appRequests: number;
+  readonly runs: number;
 }
 
 interface Counted {
@@ -134,7 +137,18 @@ async function timeCliRun(latencyMs: number, state: string): Promise<CliRun> {
       (text) => JSON.parse(text) as RunReport,
       () => undefined,
     );
-    return { ms: r.ms, code: r.code, verdict: report?.verdict ?? `none (${r.stderr.trim().split('\n').at(-1) ?? ''})` };
+    const history = await readFile(join(out, 'history.jsonl'), 'utf8').catch(() => '');
+    const events = history
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { type?: string; outcome?: string });
+    return {
+      ms: r.ms,
+      code: r.code,
+      verdict: report?.verdict ?? `none (${r.stderr.trim().split('\n').at(-1) ?? ''})`,
+      appRequests: events.filter((e) => e.type === 'request').length,
+      runs: events.filter((e) => e.type === 'run-finished' && ['success', 'retry', 'failure'].includes(e.outcome ?? '')).length,
+    };
   } finally {
     await adb.stop().catch(() => undefined);
     await rm(out, { recursive: true, force: true });
@@ -243,6 +257,17 @@ async function timeForcedRuns(latencyMs: number, config: Config, n: number): Pro
   }
 }
 
+/**
+ * The least the suite can take at this latency whatever the harness does: the loopback time, plus
+ * one link delay for each of the app's requests (sequential, each crossing the link at least once)
+ * and one for each run's result line (it leaves the device after the app's last request).
+ */
+function floorMs(baseWall: number, r: AtLatency): number {
+  const run = r.cli[0];
+  if (run === undefined) return NaN;
+  return baseWall + (run.appRequests + run.runs) * r.latencyMs;
+}
+
 function render(results: readonly AtLatency[], quick: boolean): BenchSection {
   const base = results.find((r) => r.latencyMs === 0);
   const baseWall = base !== undefined ? median(base.cli.map((c) => c.ms)) : NaN;
@@ -255,6 +280,7 @@ function render(results: readonly AtLatency[], quick: boolean): BenchSection {
     const perTrip = r.latencyMs === 0 ? '–' : `${formatMs((w.median - baseWall) / r.counted.trips)} (${((w.median - baseWall) / r.counted.trips / r.latencyMs).toFixed(1)} × MS)`;
     const forced = median(r.forcedRuns.ms);
     const adb = median(r.forcedRuns.adbMs);
+    const floor = floorMs(baseWall, r);
     return [
       `${r.latencyMs} ms`,
       wall,
@@ -265,6 +291,7 @@ function render(results: readonly AtLatency[], quick: boolean): BenchSection {
       `${median(r.counted.perForced)} (max ${Math.max(...r.counted.perForced)})`,
       (r.counted.trips / r.counted.forced).toFixed(1),
       perTrip,
+      r.latencyMs === 0 ? '–' : `${formatMs(floor)} (${formatRatio(floor / baseWall)})`,
       `${formatMs(forced)}${r.latencyMs === 0 ? '' : ` (${formatRatio(forced / baseForced)})`}`,
       range(r.forcedRuns.trips),
       `${formatMs(adb)} / ${formatMs(Math.max(0, forced - adb))}`,
@@ -273,12 +300,17 @@ function render(results: readonly AtLatency[], quick: boolean): BenchSection {
   });
   const at100 = results.find((r) => r.latencyMs === 100);
   const ratio100 = at100 !== undefined ? median(at100.cli.map((c) => c.ms)) / baseWall : NaN;
+  const floor100 = at100 !== undefined ? floorMs(baseWall, at100) / baseWall : NaN;
+  const requests100 = at100?.cli[0]?.appRequests ?? NaN;
+  const runs100 = at100?.cli[0]?.runs ?? NaN;
   const verdict = ratio100 <= GOAL_RATIO ? `within the ${GOAL_RATIO}× goal` : `above the ${GOAL_RATIO}× goal`;
   const maxPerForced = Math.max(...results.flatMap((r) => r.counted.perForced));
   const servicesVerdict = maxPerForced <= GOAL_SERVICES ? `within the goal of ${GOAL_SERVICES}` : `above the goal of ${GOAL_SERVICES}`;
   const runsText = quick ? 'one CLI run per latency (`--quick`)' : LATENCIES.map((l) => `${SUITE_RUNS[l]} at ${l} ms`).join(', ');
   const body = [
     `Suite on a 100 ms link / suite at 0 ms: **${formatRatio(ratio100)}** (${verdict}: the project wants the suite on a 100 ms one-way link within ${GOAL_RATIO}× its time on the loopback). Services opened by one forced run of the suite: at most **${maxPerForced}** (${servicesVerdict}).`,
+    '',
+    `The floor no harness can go below at 100 ms: **${formatRatio(floor100)}** of the loopback time. The app's own ${requests100} requests to the fixture server cross the link through \`adb reverse\`, one after another (the worker fetches, then posts each item's receipt in order), each at least one link delay even on a kept-alive connection; and each of the ${runs100} runs that WorkManager ended ends with its result line, which crosses the link once after the app's last request. "Floor for any harness": the 0 ms wall time plus (app requests + forced runs) × MS, with no time at all for the harness's own commands.`,
     '',
     `Method: \`--latency MS\` holds every packet the virtual device sends for MS milliseconds before writing it (in order; the host's packets are not delayed), so each adb request/response (OPEN → OKAY, WRTE → OKAY, a sync request → its reply) costs about MS more, and so does every packet of the app's own connections to the fixture server through \`adb reverse\`. Suite wall time: the built CLI, \`dedup-verify run --virtual --latency MS\`, ${runsText}, each on a fresh private adb server. Round trips and forced runs: a second pass of the ${SCENARIOS.length} scenarios through \`DeviceSession\` against a virtual device in its own process at the same latency that records every service the host opens (one OPEN = one round trip), as the suite benchmark counts them, and the services opened between the start and the end of each \`DeviceHarness.forceRun\` of that pass. One forced run: \`DeviceHarness.forceRun()\` posting and recording three new items, median of ${quick ? 1 : FORCED_RUNS} after one untimed run, split into the time of the harness's own adb commands (their recorded durations; reads sent in one shell invocation counted once) and the rest: waiting for the app's run (its feed fetch and three receipt POSTs through \`adb reverse\`, its posts, WorkManager's result line through the log stream). "Cost per round trip" is the suite's extra wall time over the 0 ms one divided by its round trips, in ms and in units of the one-way delay. The 1-minute load average at the start of each latency is in the last column: other work on this machine slows every figure.`,
     '',
@@ -293,13 +325,14 @@ function render(results: readonly AtLatency[], quick: boolean): BenchSection {
         'services per forced run (suite)',
         'suite round trips ÷ forced runs',
         'cost per round trip',
+        'floor for any harness',
         'one forced run',
         'round trips (one forced run)',
         'one forced run: adb commands / waiting for the app',
         'load (1 min)',
       ],
       rows,
-      ['r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
     `Counting passes: ${results.map((r) => `${formatMs(r.counted.ms)} at ${r.latencyMs} ms (verdicts ${[...new Set(r.counted.verdicts)].join(', ')})`).join('; ')}.`,

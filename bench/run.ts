@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { adbThroughput } from './adb-throughput-section.js';
+import { appiumPath } from './appium-path.js';
 import { check } from './check-section.js';
 import { dbPull } from './db-pull.js';
 import { forcedRun } from './forced-run.js';
@@ -26,7 +27,7 @@ import type { BenchSection, Benchmark } from './lib/section.js';
 import { startup } from './startup.js';
 import { suite } from './suite.js';
 
-const BENCHMARKS: readonly Benchmark[] = [forcedRun, suite, check, dbPull, startup, adbThroughput, latency, lint];
+const BENCHMARKS: readonly Benchmark[] = [forcedRun, suite, check, dbPull, startup, adbThroughput, latency, lint, appiumPath];
 const RESULTS = join(ROOT, 'bench', 'results.md');
 const README_SECTION = join(ROOT, 'docs', 'speed.md');
 
@@ -121,6 +122,8 @@ const README_WHAT: Readonly<Record<string, string>> = {
   'adb-throughput': 'Raw `adb push`/`adb pull` of 50 MiB through the virtual device, against a plain file copy',
   latency:
     'The suite (`dedup-verify run --virtual --latency MS`) and one forced run on a slow link: every packet the device sends delayed by 0, 20 and 100 ms one way, with the adb round trips each makes',
+  'appium-path':
+    'The suite through a real local Appium 3 server and its UiAutomator2 driver (`dedup-verify run --appium`) at 0 and 20 ms one way, beside `run --device` (adb) on the same kind of device, with the WebDriver requests and adb services each makes',
 };
 
 /**
@@ -144,8 +147,13 @@ const SLOW_LINK: readonly string[] = [
   '- **several reads in one shell invocation** (`src/device/shell-batch.ts`: each command\'s stdout,',
   '  stderr and exit status given back apart): WorkManager\'s database with its -wal and the app\'s jobs',
   '  (`dumpsys jobscheduler PKG`) before a forced run, the dedup table with its -wal after it. The',
-  '  history keeps each of those commands as a `read` event of its own, saying it was batched; every',
-  '  command that changes the device is still sent on its own and recorded;',
+  '  history keeps each of those commands as a `read` event of its own, saying it was batched;',
+  '- **a change with the change it prepares**: once `cmd alarm set-time` has set the device\'s clock in',
+  '  the session, a move of the clock waits for the next command that changes the device and goes in',
+  '  the same shell invocation (`cmd alarm set-time` then `cmd jobscheduler run -f`), device time being',
+  '  reckoned from the set meanwhile; `am force-stop` goes with the `am start` after it. Each command',
+  '  runs only after the one before it exited 0 and is its own `action` event, saying so; the repro',
+  '  script sends each on its own;',
   '- **the workdb read once per run**, the next run time computed on the host: the read made while',
   '  waiting for the app\'s job after it started serves the next forced run while no command that',
   '  changes the device was sent and the app fetched nothing;',
@@ -157,43 +165,50 @@ const SLOW_LINK: readonly string[] = [
   '- **independent commands at once** on the one transport: the session\'s checks and the state it',
   '  saves; the app\'s files are backed up 16 per shell invocation.',
   '',
-  'Round trips of the whole suite at 0 ms, before these changes (commit 2f3a946) and after:',
+  'Round trips of the whole suite at 0 ms (`node --import tsx bench/trips.ts`) at commit 2f3a946, before',
+  'any of this, at 5fbcc91, with reads batched, and now:',
   '',
-  '| round trips for | before | after |',
-  '| --- | ---: | ---: |',
-  '| the device clock alone (`date +%s%3N`) | 146 | 1 (51 more ride along with reads) |',
-  '| WorkManager\'s database (main, -wal) and `dumpsys jobscheduler` | 97 + 97 + 68 | 67 shell invocations |',
-  '| the dedup table (main, -wal) | 63 + 62 | 43 shell invocations (15 more with the workdb); 9 copies for edits and snapshots |',
-  '| JobScheduler\'s state while a run shows no sign of life (`get-job-state`) | 10 | 1 |',
-  '| around a kill: `pidof`, and the stream\'s sync marker | 7 + 12 | 4 + 9 |',
-  '| other reads (`dumpsys package`, `run-as id -u`) | 5 | 5 |',
-  '| commands that change the device, each on its own (`set-time`, `run -f`, `am force-stop`, `am start`, kills, edits) | 135 | 135 |',
-  '| session open and close (checks, saving and restoring the device) | 24 | 24 |',
-  '| **the suite** | **726** | **298** |',
-  '| one forced run | 9–14 | 2–6 |',
+  '| round trips for | 2f3a946 | 5fbcc91 | now |',
+  '| --- | ---: | ---: | ---: |',
+  '| the device clock alone (`date +%s%3N`) | 146 | 1 (51 more ride along with reads) | 2 (51 more ride along) |',
+  '| WorkManager\'s database (main, -wal) and `dumpsys jobscheduler` | 97 + 97 + 68 | 67 shell invocations | 52 shell invocations |',
+  '| the dedup table (main, -wal) | 63 + 62 | 43 shell invocations (15 more with the workdb) | 44 (15 more with the workdb) |',
+  '| JobScheduler\'s state while a run shows no sign of life (`get-job-state`) | 10 | 1 | 1 |',
+  '| commands that change the device (`set-time`, `run -f`, `am force-stop`, `am start`, kills, edits) | 135, each on its own | 135, each on its own | 135 in 78 shell invocations |',
+  '| **the suite**, with the session\'s open and close | **726** | **298** | **227** |',
+  '| one forced run | 9–14 | 2–6 | 2–5 |',
   '',
   '`node --import tsx bench/trips.ts [--latency MS] [--scenario NAME]` prints these counts per scenario',
-  'and per kind of command, and the services each forced run opened. Side by side with the previous',
-  'version (the same CLI runs interleaved on one machine, 2026-12-01): at 0 ms 6.75, 7.00 and 5.60 s',
-  'against 7.05, 7.16 and 6.58 s, so no slower on the loopback; at 20 ms 28.9 s against 48.2 s.',
+  'and per kind of command, and the services each forced run opened. Side by side with 5fbcc91 (the',
+  'same CLI, each commit built in its own checkout, runs paired A B A B, 2026-12-01): at 0 ms 4.56 s',
+  'against 4.84 s (0.93× pair by pair, median of 6 pairs), so no slower on the loopback; at 20 ms',
+  '16.5 s against 19.7 s (0.84×, 3 pairs); at 100 ms 66.9 s against 76.7 s (0.87×, one pair).',
   '',
-  'The goals. **A forced run opens at most 6 services: met** (6 at most, for a run killed with',
-  '`kill -9`: the reads before it, `set-time`, `run -f`, `pidof`, the kill, the reads after it). **The',
-  'suite on a 100 ms one-way link within 3× its loopback time: not met**: 84.5 s against 6.77 s, 12.5×',
-  '(it was 139.1 s against 8.16 s, 17×; at 20 ms 23.6 s, 3.5×, where it was 43.4 s). The 78 s the',
-  '100 ms link adds split about as follows, and the first two alone are more than 3× the loopback suite:',
+  'The virtual device itself sends a stream\'s CLSE right behind its last WRTE when the command had',
+  'already ended, as adbd does (`adb/sockets.cpp` local_socket_flush_outgoing closes the socket when',
+  'the read that filled the WRTE met EOF); it used to wait for that WRTE\'s OKAY, a link delay more',
+  'for every `adb shell` of the adb client and every `mobile: shell` of an Appium server.',
   '',
-  '1. **The app\'s own work crosses the same link: about 30 s.** Each run fetches the feed and posts one',
-  '   receipt per item to the fixture server through `adb reverse`, each request a new connection of',
-  '   about two link round trips; one forced run of three items waits 846 ms for the app at 100 ms',
-  '   (53 ms at 0 ms), and the suite makes 35 runs.',
-  '2. **The 135 commands that change the device: about 25 s.** Each is sent on its own, one after',
-  '   another, so that the history and the repro script hold it as it was sent. With adb 29 a shell',
-  '   command\'s output and its exit status are two packets, the second sent only after the host',
-  '   acknowledged the first: one to two link delays each.',
-  '3. **The 163 reads left: the rest.** Two per forced run (the WorkSpec and its job before, the rows',
-  '   after: each decides what the history says) and the polls for the job\'s registration after each',
-  '   start of the app, which Android logs only at DEBUG.',
+  'The goals. **A forced run opens at most 6 services: met**: 5 at most in the suite (a run killed',
+  'with `kill -9`: the reads before it, `set-time` with `run -f`, the kill, the log stream\'s sync',
+  'marker, the reads after it); a forced run that first collects a run the device made by itself (the',
+  'first scenario on a fresh device, where WorkManager runs the work as soon as the app schedules it)',
+  'opens up to 7, two of them for that other run. **The suite on a 100 ms one-way link within 3× its',
+  'loopback time: not met (73.4 s against 5.40 s, 13.6×, in the `latency` section), and no harness',
+  'can meet it on this suite.** The app\'s own work crosses the same link: its 115 requests to the',
+  'fixture server go through `adb reverse` one after another (the worker fetches, then posts each',
+  'item\'s receipt in order), each at least one link delay even on a connection kept alive, and the',
+  'result line of each of the 37 runs WorkManager ends leaves the device after the app\'s last request.',
+  'That alone is 15.2 s at 100 ms: the loopback suite plus those delays is already about 4× the',
+  'loopback time (3.81× in that run) before the harness sends a single command; the `latency` section',
+  'prints this floor from each run\'s history. What is left over the floor is the harness\'s own 228',
+  'round trips, two to three link delays each: a shell command\'s output and its exit status are two',
+  'packets with adb 29, the second sent only after the host acknowledged the first.',
+  '',
+  'The reference app opens a connection per request (it sends `Connection: close`), where OkHttp',
+  'would keep one alive between requests; on a slow link each of its requests costs one link delay',
+  'more than a real app\'s would (about 11.5 s of the 100 ms suite), so the figures above are, if',
+  'anything, slower than a real app\'s suite.',
   '',
 ];
 
@@ -213,8 +228,8 @@ function renderReadme(machine: Machine, stored: Map<string, Stored>): string {
     'of `npm test`.',
     '',
     '```sh',
-    'npm run bench                          # all of them (about 17 minutes, 9 of them latency), then bench/results.md',
-    'npm run bench -- --only forced-run     # one: forced-run, suite, check, db-pull, startup, adb-throughput, latency',
+    'npm run bench                          # all of them (about 25 minutes: 8 of them latency, 6 appium-path), then bench/results.md',
+    'npm run bench -- --only forced-run     # one: forced-run, suite, check, db-pull, startup, adb-throughput, latency, lint, appium-path',
     'npm run bench -- --quick               # fewer repetitions, no 10^7-event check',
     '```',
     '',

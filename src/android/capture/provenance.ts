@@ -14,8 +14,13 @@
  * moved into `fixtures/device-output/` as it is. A file without the header is read whole.
  * The header is this project's format, not Android's: nothing here depends on a device. The body
  * is kept byte for byte as the device printed it; only `\r\n` is read as `\n`, which is how lines
- * end when the command ran on a pseudo-terminal (`adb shell -t`, "allocate a pty", in adb's help
- * text) or the text was pasted on Windows.
+ * end when the command ran on a pseudo-terminal or the text was pasted on Windows: `adb shell -t`
+ * allocates a pty on the device (adb's help text, AOSP system/core (aosp-mirror/platform_system_core)
+ * adb/client/commandline.cpp: " -t: allocate a pty if on a tty (-tt: force pty allocation)"),
+ * whose line discipline turns each `\n` the command writes into `\r\n` (ONLCR, set in the
+ * Linux kernel's tty_std_termios, drivers/tty/tty_io.c: `.c_oflag = OPOST | ONLCR`). The virtual
+ * device's pty shell does the same (specs/virtual/adbd-shell.spec.ts, "a pty shell turns
+ * newlines into CRLF").
  */
 
 export type Provenance = 'captured' | 'derived';
