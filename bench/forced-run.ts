@@ -19,7 +19,7 @@ import { AdbDevice } from '../src/device/adb-device.js';
 import { loadConfig } from '../src/config/load-config.js';
 import type { DeviceHarness } from '../src/harness/device-harness.js';
 import { startBenchAdbServer, type BenchAdbServer } from './lib/adb-server.js';
-import { classifyService, startDeviceProcess, type DeviceProcess } from './lib/device-process.js';
+import { startDeviceProcess, tallyServices, type DeviceProcess } from './lib/device-process.js';
 import { openHarnessContext, type BenchHarnessContext } from './lib/harness-context.js';
 import { ROOT, runProcess } from './lib/processes.js';
 import { benchCommand, table, type BenchOptions, type BenchSection, type Benchmark } from './lib/section.js';
@@ -152,14 +152,6 @@ class Legs {
   }
 }
 
-function countServices(opened: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const name of opened) {
-    const key = classifyService(name);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-}
 
 function spread(s: Summary, f: (x: number) => string): string {
   return `${f(s.p25)}–${f(s.p75)}`;
@@ -194,8 +186,8 @@ function render(r: {
   const sleepyRatio = sleepy.median / h.median;
 
   // The services one harness run opens, against one raw run (the last pair: warm and typical).
-  const lastH = countServices(r.harness.at(-1)?.opened ?? []);
-  const lastR = countServices(r.raw.at(-1)?.opened ?? []);
+  const lastH = tallyServices(r.harness.at(-1)?.opened ?? []);
+  const lastR = tallyServices(r.raw.at(-1)?.opened ?? []);
   const keys = [...new Set([...lastH.keys(), ...lastR.keys()])].sort((a, b) => (lastH.get(b) ?? 0) - (lastH.get(a) ?? 0) || a.localeCompare(b));
   const serviceRows = keys.map((k) => [`\`${k}\``, String(lastH.get(k) ?? 0), String(lastR.get(k) ?? 0)]);
   serviceRows.push(['**total**', `**${sum(lastH)}**`, `**${sum(lastR)}**`]);

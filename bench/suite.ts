@@ -29,7 +29,7 @@ import { pullDatabase, readAppFile, withDatabase } from '../src/android/app-data
 import { findJob, getJobState, runJob, WORKMANAGER_JOB_SERVICE } from '../src/android/job-scheduler.js';
 import { startBenchAdbServer, type BenchAdbServer } from './lib/adb-server.js';
 import { BUILT_CLI, ensureBuilt } from './lib/build.js';
-import { classifyService, startDeviceProcess, type DeviceProcess } from './lib/device-process.js';
+import { startDeviceProcess, tallyServices, type DeviceProcess } from './lib/device-process.js';
 import { openHarnessContext } from './lib/harness-context.js';
 import { ROOT, runProcess } from './lib/processes.js';
 import { benchCommand, table, type BenchOptions, type BenchSection, type Benchmark } from './lib/section.js';
@@ -274,14 +274,6 @@ async function timeJobSettled(device: AndroidDevice, config: Config): Promise<nu
   throw new Error(`job ${id} stayed busy after 1000 get-job-state calls`);
 }
 
-function tally(names: readonly string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const n of names) {
-    const k = classifyService(n);
-    m.set(k, (m.get(k) ?? 0) + 1);
-  }
-  return m;
-}
 
 function top(m: Map<string, number>, n: number): string {
   return [...m.entries()]
@@ -307,19 +299,19 @@ function render(
   };
   const rows = counted.scenarios.map((s) => {
     const times = wall.perScenario.get(s.name) ?? [];
-    return [s.name, String(s.opened.length), forcedText(s.forced), times.length > 0 ? formatMs(median(times)) : '–', s.verdict, top(tally(s.opened), 3)];
+    return [s.name, String(s.opened.length), forcedText(s.forced), times.length > 0 ? formatMs(median(times)) : '–', s.verdict, top(tallyServices(s.opened), 3)];
   });
   const totalTrips = counted.scenarios.reduce((n, s) => n + s.opened.length, 0) + counted.open.length + counted.close.length;
   const allForced = counted.scenarios.flatMap((s) => s.forced);
-  rows.unshift(['(session open: checks, state save, server, reverse, logcat)', String(counted.open.length), '', '', '', top(tally(counted.open), 3)]);
-  rows.push(['(session close: restore)', String(counted.close.length), '', '', '', top(tally(counted.close), 3)]);
+  rows.unshift(['(session open: checks, state save, server, reverse, logcat)', String(counted.open.length), '', '', '', top(tallyServices(counted.open), 3)]);
+  rows.push(['(session close: restore)', String(counted.close.length), '', '', '', top(tallyServices(counted.close), 3)]);
   rows.push(['**total**', `**${totalTrips}**`, `**${forcedText(allForced)}**`, `**${formatMs(w.median)}** wall`, '', '']);
-  const all = tally([...counted.open, ...counted.scenarios.flatMap((s) => s.opened), ...counted.close]);
+  const all = tallyServices([...counted.open, ...counted.scenarios.flatMap((s) => s.opened), ...counted.close]);
   const allRows = [...all.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, v]) => [`\`${k}\``, String(v)]);
 
   const c = counted.costs;
   const n = (k: string): number => all.get(k) ?? 0;
-  const perRun = tally(c.oneForcedRun);
+  const perRun = tallyServices(c.oneForcedRun);
   const refused = allForced.filter((f) => f.outcome === 'refused');
   const refusedMs = refused.length > 0 ? median(refused.map((f) => f.ms)) : median(c.probe);
   const settled = median(c.jobSettled);

@@ -20,7 +20,7 @@ import { DeviceHarness } from '../src/harness/device-harness.js';
 import type { ForceRunOptions, RunResult } from '../src/harness/harness.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
 import { startBenchAdbServer } from './lib/adb-server.js';
-import { classifyService, startDeviceProcess } from './lib/device-process.js';
+import { startDeviceProcess, tallyServices } from './lib/device-process.js';
 import { ROOT } from './lib/processes.js';
 import { formatMs, timeMs } from './lib/stats.js';
 
@@ -45,14 +45,6 @@ function parseArgs(argv: readonly string[]): Args {
   return args;
 }
 
-function tally(names: readonly string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const n of names) {
-    const k = classifyService(n);
-    m.set(k, (m.get(k) ?? 0) + 1);
-  }
-  return m;
-}
 
 function show(m: Map<string, number>): string {
   return [...m.entries()]
@@ -95,7 +87,7 @@ try {
   const session = opened.value;
   const open = await take();
   all.push(...open);
-  console.log(`session open: ${open.length} round trips, ${formatMs(opened.ms)}: ${show(tally(open))}`);
+  console.log(`session open: ${open.length} round trips, ${formatMs(opened.ms)}: ${show(tallyServices(open))}`);
   const chosen = args.scenarios.length > 0 ? SCENARIOS.filter((s) => args.scenarios.includes(s.name)) : SCENARIOS;
   let total = 0;
   for (const scenario of chosen) {
@@ -105,15 +97,15 @@ try {
     all.push(...names);
     total += r.ms;
     console.log(
-      `${scenario.name}: ${r.value.report.verdict}, ${names.length} round trips, ${formatMs(r.ms)}; forced runs ${forcedTrips.length} [${forcedTrips.join(' ')}]: ${show(tally(names))}`,
+      `${scenario.name}: ${r.value.report.verdict}, ${names.length} round trips, ${formatMs(r.ms)}; forced runs ${forcedTrips.length} [${forcedTrips.join(' ')}]: ${show(tallyServices(names))}`,
     );
   }
   const closed = await timeMs(() => session.close());
   const close = await take();
   all.push(...close);
-  console.log(`session close: ${close.length} round trips, ${formatMs(closed.ms)}: ${show(tally(close))}`);
+  console.log(`session close: ${close.length} round trips, ${formatMs(closed.ms)}: ${show(tallyServices(close))}`);
   console.log(`total: ${all.length} round trips; scenarios ${formatMs(total)}, with open and close ${formatMs(total + opened.ms + closed.ms)}`);
-  console.log(`by kind: ${show(tally(all))}`);
+  console.log(`by kind: ${show(tallyServices(all))}`);
 } finally {
   DeviceHarness.prototype.forceRun = forceRun;
   await device?.close().catch(() => undefined);

@@ -64,6 +64,16 @@ export async function startDeviceProcess(options: Omit<StartVirtualDeviceOptions
   };
 }
 
+/** How many of `names` each kind of service (classifyService) is. */
+export function tallyServices(names: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const name of names) {
+    const key = classifyService(name);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /**
  * A service name reduced to what it does: `shell,v2,raw:run-as PKG cat databases/feed.db` →
  * `shell: run-as cat databases/feed.db`; `sync:` → `sync`; reverse rules keep their verb.
@@ -72,7 +82,8 @@ export function classifyService(name: string): string {
   const colon = name.indexOf(':');
   const head = colon < 0 ? name : name.slice(0, colon);
   const rest = colon < 0 ? '' : name.slice(colon + 1);
-  // Reads sent in one shell invocation (src/device/shell-batch.ts): `( CMD\n) </dev/null; … "__DV_B_""…`.
+  // Commands sent in one shell invocation (src/device/shell-batch.ts, reads or a sequence of
+  // changes): `( CMD\n) </dev/null; … "__DV_B_""…`.
   if (head.startsWith('shell') && rest.startsWith('( ') && rest.includes('"__DV_B_""')) {
     const commands = [...rest.matchAll(/(?:^|\n)\( ([^\n]*)\n\) <\/dev\/null;/g)].map((m) => classifyService(`${head}:${m[1] ?? ''}`).replace(/^shell: /, ''));
     return `shell: batch of ${commands.length} (${commands.join(' + ')})`;

@@ -191,11 +191,7 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
 
   shell(command: string | readonly string[], options: ShellOptions = {}): Promise<ShellResult> {
     const record = this.start('shell', { ...words(command), ...(options.stdin !== undefined ? { data: Buffer.from(options.stdin) } : {}) });
-    return this.recorded(record, () => this.inner.shell(command, options), (r) => ({
-      exitCode: r.exitCode,
-      bytes: r.stdout.length,
-      output: r.exitCode === 0 ? textLine(r.stdout) ?? firstLine(r.stderr) : firstLine(r.stderr) ?? textLine(r.stdout),
-    }));
+    return this.recorded(record, () => this.inner.shell(command, options), shellSummary);
   }
 
   /**
@@ -215,11 +211,7 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
     }
     records.forEach((record, i) => {
       const r = results[i]!;
-      this.finish(record, {
-        exitCode: r.exitCode,
-        bytes: r.stdout.length,
-        output: r.exitCode === 0 ? textLine(r.stdout) ?? firstLine(r.stderr) : firstLine(r.stderr) ?? textLine(r.stdout),
-      });
+      this.finish(record, shellSummary(r));
     });
     return results;
   }
@@ -259,11 +251,7 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
         this.all.splice(this.all.indexOf(record), 1);
         return;
       }
-      this.finish(record, {
-        exitCode: r.exitCode,
-        bytes: r.stdout.length,
-        output: r.exitCode === 0 ? textLine(r.stdout) ?? firstLine(r.stderr) : firstLine(r.stderr) ?? textLine(r.stdout),
-      });
+      this.finish(record, shellSummary(r));
     });
     return results;
   }
@@ -337,6 +325,15 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
   close(): Promise<void> {
     return this.inner.close();
   }
+}
+
+/** What a shell command's record keeps of its result: exit code, size, first line (stderr first after a failure). */
+function shellSummary(r: ShellResult): { exitCode: number; bytes: number; output: string | undefined } {
+  return {
+    exitCode: r.exitCode,
+    bytes: r.stdout.length,
+    output: r.exitCode === 0 ? (textLine(r.stdout) ?? firstLine(r.stderr)) : (firstLine(r.stderr) ?? textLine(r.stdout)),
+  };
 }
 
 /** The argv of an array command, and the command line the device shell gets. */
