@@ -54,7 +54,7 @@
  * - Events must be in the order they happened (a run's notifications before its
  *   `run-finished`); `t` is kept for evidence but not used to reorder.
  */
-import type { HistoryEvent, NotifiedEvent, RunOutcome } from '../history/events.js';
+import type { FeedPlace, FetchErrorCause, HistoryEvent, NotifiedEvent, RunFinishedEvent, RunOutcome } from '../history/events.js';
 import { formatDuration, formatInstant, formatRuns, joinWords, times } from './describe.js';
 import { effectOf } from './kinds.js';
 import { emptyCounts, type Anomaly, type CheckCounts, type CheckOptions, type CheckResult, type Verdict } from './types.js';
@@ -68,6 +68,8 @@ const KIND_RANK: Readonly<Record<string, number>> = {
   aborted: 0,
   'unparsed-line': 0,
   'refused-run': 1,
+  'unfinished-run': 1,
+  'no-fetch': 1,
   lost: 2,
   duplicated: 3,
   unexpected: 4,
@@ -115,6 +117,12 @@ interface EpochState {
   /** First run with unnamed sheds that stored or skipped the item without notifying it. */
   shedSuspectRun: number | undefined;
   evidence: string[] | undefined;
+  /** The last run that made it eligible. */
+  lastCreditRun: number | undefined;
+  /** A run that made it eligible ended success or killed (retry and failure promise another run). */
+  decisive: boolean;
+  /** A killed newest-first run posted a newer item of the same response first: it owed this one. */
+  stranded: { run: number; by: string; byPublishedAt: number } | undefined;
 }
 
 interface ItemRecord {
@@ -144,6 +152,34 @@ interface RunState {
   /** Posts the OS refused in this run without naming the item. */
   unnamedSheds: number;
   lastPost: { item: string; publishedAt: number } | undefined;
+  /** Posts of the run in order (items with a date): what a killed run overtook older items with. */
+  readonly posts: { item: string; publishedAt: number }[];
+  /** Items this run made eligible while it ran (decisive or not once its outcome is known). */
+  readonly credited: Set<string>;
+  /** A `fetched` event (any status) of this run: the app's request reached the feed. */
+  fetched: boolean;
+  /** Requests of this run to other paths than the feed's (`GET /x → 404`), the first few. */
+  readonly otherRequests: string[];
+}
+
+/** Requests to other paths kept per run for a no-fetch anomaly. */
+const MAX_OTHER_REQUESTS = 3;
+
+/**
+ * What a fetch error means and the fix it names. The messages are the ones a real app's stack
+ * throws (the harness recognises them in logcat: src/android/parsers/fetch-errors.ts).
+ */
+const FETCH_ERROR_FIX: Readonly<Record<FetchErrorCause, string>> = {
+  'connection-refused': 'nothing listened where the app connected: check feed.devicePort (the device port the app fetches from; adb reverse forwards only that one)',
+  'cleartext-not-permitted':
+    "the app's network security config refuses cleartext HTTP to that host: permit cleartext to 127.0.0.1 and localhost in the build under test (res/xml/network_security_config.xml), then check feed.devicePort",
+  'unknown-host': 'the host the app fetches from does not resolve on the device: the build under test must fetch the feed from 127.0.0.1 or localhost on feed.devicePort (adb reverse forwards only the device loopback)',
+  timeout: 'the connection timed out: check feed.devicePort, and that nothing else on the device holds that port',
+};
+
+/** The feed's URL as the device reaches it through `adb reverse`. */
+export function feedUrl(feed: FeedPlace): string {
+  return `http://127.0.0.1:${feed.devicePort}${feed.path}`;
 }
 
 /** An item that would be lost, but a run that handled it had unnamed sheds. */
@@ -212,6 +248,10 @@ class HistoryChecker implements Checker {
   private readonly excuses = new Map<number, string[]>();
   /** notification_enqueue lines that did not parse (`unparsed` events). */
   private unparsedLines = 0;
+  /** The greatest run number any event named. */
+  private maxRun = -1;
+  /** How each finished run ended (undefined: the history ends inside it). */
+  private readonly outcomes = new Map<number, RunOutcome | undefined>();
   /** Runs that had unnamed sheds: how many (-1: sheds that named neither item nor run). */
   private readonly unnamedSheds = new Map<number, number>();
   private readonly shedSuspects = new Map<number, ShedSuspect[]>();
@@ -241,8 +281,12 @@ class HistoryChecker implements Checker {
   finish(): CheckResult {
     if (this.error === undefined && !this.finished) {
       try {
-        // Runs the history ends in count like killed ones: only what they handled.
-        for (const run of this.active.values()) this.finishRun(run, undefined);
+        // Runs the history ends in count like killed ones: only what they handled, and what they
+        // made eligible is undecided (the rest of the run is not in the history).
+        for (const run of this.active.values()) {
+          this.reportUnfinished(run.run);
+          this.finishRun(run, undefined);
+        }
         this.active.clear();
         for (const rec of this.items.values()) {
           if (rec.state) this.closeEpoch(rec, rec.state);
@@ -296,6 +340,7 @@ class HistoryChecker implements Checker {
             `run ${event.run} started after run ${this.lastStartedRun}; runs must be numbered in start order, each started once`);
         }
         this.lastStartedRun = event.run;
+        this.maxRun = Math.max(this.maxRun, event.run);
         if (implicit) {
           // Events of this run came before its run-started: keep them, use its clock from now on.
           implicit.deviceTime = event.deviceTime;
@@ -307,6 +352,7 @@ class HistoryChecker implements Checker {
       }
       case 'fetched': {
         const run = this.runFor(event.run);
+        if (run) run.fetched = true;
         if (!isOk(event.status)) return;
         const now = run?.deviceTime ?? event.t;
         for (const key of event.items) {
@@ -317,7 +363,7 @@ class HistoryChecker implements Checker {
           const ageMs = now - rec.publishedAt;
           if (ageMs <= this.options.windowMs) {
             // A fetch recorded after its run finished cannot be handled any more: not eligible.
-            if (run?.handled.has(key) === true) this.credit(rec, event.run);
+            if (run?.handled.has(key) === true) this.creditIn(run, rec);
             else run?.candidates.add(key);
           } else {
             state.outside = { run: event.run, ageMs };
@@ -343,6 +389,7 @@ class HistoryChecker implements Checker {
           const previous = run.lastPost;
           if (previous && rec.publishedAt < previous.publishedAt) this.reportOutOfOrder(rec, event.run, previous, event.evidence);
           run.lastPost = { item: rec.key, publishedAt: rec.publishedAt };
+          run.posts.push(run.lastPost);
         }
         return;
       }
@@ -355,10 +402,10 @@ class HistoryChecker implements Checker {
         return;
       }
       case 'run-finished': {
-        const run = this.active.get(event.run);
+        const run = this.runFor(event.run);
         if (event.outcome === 'refused') this.reportRefused(event.run, event.evidence);
         if (!run) return;
-        isNormalFinish(event.outcome);
+        if (isNormalFinish(event.outcome) && !run.fetched) this.reportNoFetch(run, event);
         this.finishRun(run, event.outcome);
         this.active.delete(event.run);
         return;
@@ -383,7 +430,12 @@ class HistoryChecker implements Checker {
         }, -1, this.events);
         return;
       }
-      case 'request':
+      case 'request': {
+        if (event.route === 'feed' || event.run === undefined) return;
+        const run = this.active.get(event.run);
+        if (run && run.otherRequests.length < MAX_OTHER_REQUESTS) run.otherRequests.push(`${event.method} ${event.path} → ${event.dropped === true ? 'dropped' : event.status}`);
+        return;
+      }
       case 'effect':
       case 'rows':
       case 'schedule':
@@ -423,6 +475,7 @@ class HistoryChecker implements Checker {
 
   /** The active run, opening one implicitly for events of a run that never started. */
   private runFor(runNumber: number): RunState | undefined {
+    this.maxRun = Math.max(this.maxRun, runNumber);
     const run = this.active.get(runNumber);
     if (run) return run;
     if (runNumber <= this.lastStartedRun) return undefined; // already finished
@@ -465,6 +518,9 @@ class HistoryChecker implements Checker {
       shedRun: undefined,
       shedSuspectRun: undefined,
       evidence: undefined,
+      lastCreditRun: undefined,
+      decisive: false,
+      stranded: undefined,
     };
     return rec.state;
   }
@@ -473,7 +529,7 @@ class HistoryChecker implements Checker {
   private handle(run: RunState | undefined, rec: ItemRecord): void {
     if (!run) return;
     run.handled.add(rec.key);
-    if (run.candidates.delete(rec.key)) this.credit(rec, run.run);
+    if (run.candidates.delete(rec.key)) this.creditIn(run, rec);
   }
 
   /**
@@ -527,13 +583,21 @@ class HistoryChecker implements Checker {
 
   /** Credits what a normally finished run went through, and notes items unnamed sheds may explain. */
   private finishRun(run: RunState, outcome: RunOutcome | undefined): void {
+    this.outcomes.set(run.run, outcome);
     for (const key of run.notified) {
       const state = this.stateOf(this.item(key));
       if (state.lastNotifyRun === run.run) state.lastNotifyOutcome = outcome;
     }
+    if (outcome === 'killed') this.creditStranded(run);
+    const decisive = outcome === 'success' || outcome === 'killed';
+    if (decisive) for (const key of run.credited) this.stateOf(this.item(key)).decisive = true;
     const normal = outcome !== undefined && isNormalFinish(outcome);
     const skipped = normal ? [...run.candidates] : [];
-    for (const key of skipped) this.credit(this.item(key), run.run);
+    for (const key of skipped) {
+      const rec = this.item(key);
+      this.credit(rec, run.run);
+      if (decisive) this.stateOf(rec).decisive = true;
+    }
     if (run.unnamedSheds === 0) return;
     this.unnamedSheds.set(run.run, (this.unnamedSheds.get(run.run) ?? 0) + run.unnamedSheds);
     for (const key of [...run.handled, ...skipped]) {
@@ -543,9 +607,38 @@ class HistoryChecker implements Checker {
     }
   }
 
+  /**
+   * The stranding trap (docs/sources/000: "Sort newest-first and an interruption strands the
+   * oldest items right at the far edge of the window, where they may age out before the retry"):
+   * a killed run that posted an item while an older item of the same 2xx response was inside the
+   * window, and neither notified nor stored in its epoch, owed that older item: it is eligible
+   * from this run on, whatever the later runs see of it.
+   */
+  private creditStranded(run: RunState): void {
+    if (run.posts.length === 0) return;
+    for (const key of [...run.candidates]) {
+      const rec = this.item(key);
+      const by = run.posts.find((p) => p.publishedAt > rec.publishedAt);
+      if (!by) continue;
+      const state = this.stateOf(rec);
+      if (state.notifies > 0 || state.lastStoredRun !== undefined) continue;
+      run.candidates.delete(key);
+      this.credit(rec, run.run);
+      state.decisive = true;
+      state.stranded ??= { run: run.run, by: by.item, byPublishedAt: by.publishedAt };
+    }
+  }
+
+  /** Eligible through what a run in progress did with it; decided when the run's end is known. */
+  private creditIn(run: RunState, rec: ItemRecord): void {
+    this.credit(rec, run.run);
+    run.credited.add(rec.key);
+  }
+
   private credit(rec: ItemRecord, run: number): void {
     const state = this.stateOf(rec);
     state.eligibleRun ??= run;
+    state.lastCreditRun = Math.max(state.lastCreditRun ?? run, run);
   }
 
   private push(anomaly: Anomaly, a: number, b: number): void {
@@ -570,14 +663,21 @@ class HistoryChecker implements Checker {
     }
 
     if (eligible && !notified && s.shed === 0 && s.eligibleRun !== undefined) {
-      const lostDetail = `never notified in epoch ${s.epoch}, although eligible from run ${s.eligibleRun} on (${this.describeItem(rec)})`;
+      const lostDetail = s.stranded
+        ? this.strandedDetail(rec, s, s.stranded)
+        : `never notified in epoch ${s.epoch}, although eligible from run ${s.eligibleRun} on (${this.describeItem(rec)})`;
+      const pending = this.pendingRetry(s);
       if (s.shedSuspectRun !== undefined) {
         const suspects = this.shedSuspects.get(s.shedSuspectRun) ?? [];
         suspects.push({ item: key, seq: rec.seq, epoch: s.epoch, eligibleRun: s.eligibleRun, lostDetail });
         this.shedSuspects.set(s.shedSuspectRun, suspects);
       } else {
         this.counts.lostCount += 1;
-        this.push({ kind: 'lost', ...base, run: s.eligibleRun, detail: lostDetail }, rec.seq, s.epoch);
+        this.push({
+          kind: 'lost', ...base, run: s.eligibleRun,
+          ...(pending !== undefined ? { undecided: true, detail: `${lostDetail}; ${pending}` } : { detail: lostDetail }),
+          ...(s.stranded ? { runs: [s.stranded.run] } : {}),
+        }, rec.seq, s.epoch);
       }
     }
 
@@ -668,6 +768,28 @@ class HistoryChecker implements Checker {
     }
   }
 
+  /**
+   * Why a lost item is undecided: the runs that made it eligible all ended `retry` or `failure`
+   * (or the history ends inside them) and no later run is in the history, so the retry the seed
+   * promises ("retry the whole fetch on the next run") was never recorded. Undefined: it is lost.
+   */
+  private pendingRetry(s: EpochState): string | undefined {
+    if (s.decisive || s.lastCreditRun === undefined || this.maxRun > s.lastCreditRun) return undefined;
+    const outcome = this.outcomes.get(s.lastCreditRun);
+    if (outcome === undefined) {
+      return `but run ${s.lastCreditRun}, which made it eligible, has no run-finished (the history ends inside it): undecided`;
+    }
+    return `but the runs that made it eligible ended ${outcome === 'retry' ? 'retry' : 'failure'} and no later run is in the history: the retry that would notify it was not recorded, so it is undecided, not lost`;
+  }
+
+  private strandedDetail(rec: ItemRecord, s: EpochState, stranded: NonNullable<EpochState['stranded']>): string {
+    const by = this.items.get(stranded.by);
+    const aged = s.outside ? `; by run ${s.outside.run} it was ${formatDuration(s.outside.ageMs)} old, outside the ${formatDuration(this.options.windowMs)} window` : '';
+    return `never notified in epoch ${s.epoch}: stranded by newest-first processing. Run ${stranded.run} fetched it inside the window (${this.describeItem(rec)}) ` +
+      `and posted the newer ${stranded.by}${by ? ` (${this.describeItem(by)})` : ''} before it, then was killed before it came to this one, ` +
+      `which it had neither notified nor stored: run ${stranded.run} owed it, and no later run notified it${aged}`;
+  }
+
   private describeItem(rec: ItemRecord): string {
     return `${JSON.stringify(rec.title)}, published ${formatInstant(rec.publishedAt)}`;
   }
@@ -695,6 +817,34 @@ class HistoryChecker implements Checker {
     }, run, this.events);
   }
 
+  private reportNoFetch(run: RunState, event: RunFinishedEvent): void {
+    const { feed } = this.options;
+    const where = feed ? ` served at ${feedUrl(feed)} (feed.devicePort ${feed.devicePort}, feed.path ${feed.path})` : '';
+    const asked = run.otherRequests;
+    const why = asked.length > 0
+      ? `the app asked ${joinWords(asked)}${feed ? `, not ${feed.path}` : ''}: check feed.path (the path the app requests)`
+      : event.fetchError
+        ? `logcat: "${event.fetchError.line.trim()}"; ${FETCH_ERROR_FIX[event.fetchError.cause]}`
+        : 'no request reached the fixture server and the app logged no fetch error the harness recognises: check feed.devicePort and feed.path against the URL the app fetches';
+    const evidence = [...(event.evidence ?? []), ...(event.fetchError ? [event.fetchError.line] : [])];
+    this.push({
+      kind: 'no-fetch',
+      item: '',
+      run: run.run,
+      detail: `run ${run.run} ended ${event.outcome} without fetching the feed${where}, so it is no sign of life and nothing it did with the feed was checked; ${why}`,
+      ...(evidence.length > 0 ? { evidence } : {}),
+    }, run.run, this.events);
+  }
+
+  private reportUnfinished(run: number): void {
+    this.push({
+      kind: 'unfinished-run',
+      item: '',
+      run,
+      detail: `run ${run} has no run-finished: the history ends inside it (cut off?), so what it would have notified is not in the history and its items are undecided`,
+    }, run, this.events);
+  }
+
   private reportRefused(run: number, evidence: string[] | undefined): void {
     this.push({
       kind: 'refused-run',
@@ -707,7 +857,10 @@ class HistoryChecker implements Checker {
 }
 
 function newRun(run: number, deviceTime: number | undefined, implicit: boolean): RunState {
-  return { run, deviceTime, implicit, candidates: new Set(), handled: new Set(), notified: new Set(), unnamedSheds: 0, lastPost: undefined };
+  return {
+    run, deviceTime, implicit, candidates: new Set(), handled: new Set(), notified: new Set(), unnamedSheds: 0, lastPost: undefined,
+    posts: [], credited: new Set(), fetched: false, otherRequests: [],
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
  * `checker-error` anomaly, so that property is undecided (unknown) while the others still count.
  * The verdict then follows every anomaly's declared effect (src/checker/kinds.ts).
  */
-import type { HistoryEvent } from '../history/events.js';
+import type { ConfigEvent, HistoryEvent } from '../history/events.js';
 import { createChecker, runChecker, verdictOf, type Checker } from './check-history.js';
 import { PROPERTIES, type PropertyChecker, type PropertyOptions } from './properties/index.js';
 import type { Anomaly, CheckResult } from './types.js';
@@ -25,9 +25,23 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** The settings a segment's config line gives its checker (`run` and `check` alike). */
+export function segmentOptions(config: ConfigEvent): SegmentOptions {
+  return {
+    windowMs: config.windowMs,
+    allowedDuplicates: config.allowedDuplicates ?? 0,
+    ...(config.checkOrder === false ? { checkOrder: false } : {}),
+    ...(config.properties !== undefined ? { properties: config.properties } : {}),
+    ...(config.idempotencyHeader !== undefined ? { idempotencyHeader: config.idempotencyHeader } : {}),
+    ...(config.feed !== undefined ? { feed: config.feed } : {}),
+  };
+}
+
 class SegmentChecker implements Checker {
   private readonly core: Checker;
   private readonly slots: Slot[];
+  /** A feed was fetched in a 2xx response: the notification checks had something to check. */
+  private fetchedOk = false;
 
   constructor(options: SegmentOptions) {
     this.core = createChecker(options);
@@ -43,6 +57,7 @@ class SegmentChecker implements Checker {
   }
 
   add(event: HistoryEvent): void {
+    if (event.type === 'fetched' && event.status >= 200 && event.status <= 299) this.fetchedOk = true;
     this.core.add(event);
     for (const slot of this.slots) {
       if (slot.failure !== undefined || !slot.checker) continue;
@@ -57,6 +72,7 @@ class SegmentChecker implements Checker {
   finish(): CheckResult {
     const core = this.core.finish();
     const anomalies: Anomaly[] = [...core.anomalies];
+    let observed = false;
     for (const slot of this.slots) {
       let found: Anomaly[] = [];
       if (slot.failure === undefined && slot.checker) {
@@ -70,7 +86,16 @@ class SegmentChecker implements Checker {
         anomalies.push({ kind: 'checker-error', item: '', detail: `the ${slot.name} check could not decide: ${slot.failure}` });
       } else {
         anomalies.push(...found);
+        if (!found.some((a) => a.kind === 'not-observed')) observed = true;
       }
+    }
+    if (!this.fetchedOk && !observed && verdictOf(anomalies, core.error) === 'pass') {
+      // Elle gives :unknown for an empty history: a pass needs something that was checked.
+      anomalies.push({
+        kind: 'nothing-checked',
+        item: '',
+        detail: 'the segment holds no feed fetched in a 2xx response and no observation a property check reads: nothing was checked, so it cannot pass',
+      });
     }
     return {
       verdict: verdictOf(anomalies, core.error),

@@ -36,6 +36,9 @@ export const ANOMALY_KINDS = {
   'silent-repost': { effect: 'info', property: 'notifications', means: 'an update of a notification still showing that carries FLAG_ONLY_ALERT_ONCE: the user is not alerted again' },
   'checker-error': { effect: 'unknown', property: 'notifications', means: 'a property check failed inside itself, or the history names one this checker does not know: that property is undecided' },
   'not-observed': { effect: 'unknown', property: 'notifications', means: 'a property check found none of the observations it reads in the history' },
+  'no-fetch': { effect: 'unknown', property: 'notifications', means: 'a run went through without fetching the configured feed (no request reached it, or only other paths were asked): not a sign of life' },
+  'nothing-checked': { effect: 'unknown', property: 'notifications', means: 'no feed was fetched in a 2xx response and no property check observed anything: nothing was checked' },
+  'unfinished-run': { effect: 'unknown', property: 'notifications', means: 'a run with no run-finished: the history ends inside it, so what it would have notified is not known' },
 
   // Backend effects (idempotency-key).
   'missing-idempotency-key': { effect: 'fail', property: 'idempotency', means: 'a backend request carried no idempotency key' },

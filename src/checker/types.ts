@@ -27,6 +27,7 @@ export const Verdict = { Pass: 'pass', Fail: 'fail', Unknown: 'unknown' } as con
 export type Verdict = (typeof Verdict)[keyof typeof Verdict];
 
 export { ANOMALY_KINDS, type AnomalyKind, type AnomalyEffect, effectOf } from './kinds.js';
+import type { FeedPlace } from '../history/events.js';
 import type { AnomalyKind } from './kinds.js';
 
 export interface CheckOptions {
@@ -43,6 +44,8 @@ export interface CheckOptions {
    * the order (only oldest-first does) still reports them, marked `informational`.
    */
   checkOrder?: boolean;
+  /** Where the feed was served (the config line's `feed`): names the fix when a run fetched nothing. */
+  feed?: FeedPlace;
 }
 
 export interface CheckCounts {

@@ -721,7 +721,9 @@ export class DeviceHarness implements Harness {
     const { fetchStatuses } = requests;
     const stored = await this.newStoredKeys();
     await Promise.all(this.inFlight.splice(0));
-    for (const event of observeRunEnd(stored, this.deviceTimeEstimate(), window, r.outcome, r.evidence)) this.record(event);
+    // A run that fetched nothing is explained by what the app logged about its fetch.
+    const fetchError = fetchStatuses.length === 0 ? log.fetchError : undefined;
+    for (const event of observeRunEnd(stored, this.deviceTimeEstimate(), window, r.outcome, r.evidence, fetchError)) this.record(event);
     if (r.probe) {
       this.action('probe-run', { outcome: r.outcome, statuses: fetchStatuses, detail: 'a run forced without moving the clock, kept out of the run numbering', evidence: r.evidence });
     }

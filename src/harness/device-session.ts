@@ -10,7 +10,7 @@ import type { AndroidDevice } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
 import { DedupVerifyError, ErrorCode, describeError, isDedupVerifyError } from '../errors.js';
 import { startFixtureServer, type FixtureServer } from '../feed/fixture-server.js';
-import { checkSegment } from '../checker/compose.js';
+import { checkSegment, segmentOptions } from '../checker/compose.js';
 import type { ConfigEvent, HistoryEvent } from '../history/events.js';
 import type { ScenarioReport } from '../report/types.js';
 import { emptyCounts } from '../checker/types.js';
@@ -191,13 +191,7 @@ export class DeviceSession {
     }
     const segment = this.segmentFor(scenario, allowedDuplicates);
     // The verdict is the history's: the same checker `dedup-verify check` runs on history.jsonl.
-    const check = checkSegment(h.events, {
-      windowMs: segment.windowMs,
-      allowedDuplicates,
-      ...(segment.checkOrder === false ? { checkOrder: false } : {}),
-      ...(segment.properties !== undefined ? { properties: segment.properties } : {}),
-      ...(segment.idempotencyHeader !== undefined ? { idempotencyHeader: segment.idempotencyHeader } : {}),
-    });
+    const check = checkSegment(h.events, segmentOptions(segment));
     const errorText = error ?? check.error;
     const report: ScenarioReport = {
       name: scenario.name,
@@ -222,6 +216,7 @@ export class DeviceSession {
       ...(scenario.checksOrder === true ? {} : { checkOrder: false }),
       ...(scenario.properties !== undefined && scenario.properties.length > 0 ? { properties: [...scenario.properties] } : {}),
       ...(scenario.properties?.includes('idempotency') === true ? { idempotencyHeader: this.config.backend.idempotencyHeader } : {}),
+      feed: { devicePort: this.config.feed.devicePort, path: this.config.feed.path },
       device: this.device.serial,
       scenario: scenario.name,
     };

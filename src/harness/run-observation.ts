@@ -6,10 +6,11 @@
  * this module only turns observations into events, so every event of a run comes from one place.
  */
 import type { JournalEntry, ReceiptEffect } from '../feed/fixture-server.js';
-import type { HistoryEvent, RunOutcome } from '../history/events.js';
+import type { FetchError, HistoryEvent, RunOutcome } from '../history/events.js';
 import type { NotificationMatch } from '../config/types.js';
 import type { FeedItemIndex } from '../android/notification-mapping.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
+import { parseFetchError } from '../android/parsers/fetch-errors.js';
 import { parseNmsWarning } from '../android/parsers/nms-warnings.js';
 import { parseWorkerResult, WORKER_WRAPPER_TAG } from '../android/parsers/work-manager-log.js';
 import type { ObservedLine } from './log-observer.js';
@@ -42,6 +43,11 @@ export interface LogObservation {
   readonly updated: string[];
   /** Lines worth keeping as the run's evidence (result lines, NMS warnings about the app). */
   readonly evidence: string[];
+  /**
+   * The first line in which the worker's process said why a fetch failed (its pid is the one
+   * that logged WorkManager's result line for the run): what a run that fetched nothing explains.
+   */
+  readonly fetchError: FetchError | undefined;
 }
 
 /** The run's logcat lines. */
@@ -50,6 +56,8 @@ export async function observeLogLines(lines: readonly ObservedLine[], window: Ru
   const posted: string[] = [];
   const updated: string[] = [];
   const evidence: string[] = [];
+  const fetchErrors: { pid: number; error: FetchError }[] = [];
+  const workerPids = new Set<number>();
   const emit = (event: HistoryEvent): void => {
     if (!window.probe) events.push(event);
   };
@@ -80,9 +88,14 @@ export async function observeLogLines(lines: readonly ObservedLine[], window: Ru
       emit({ type: 'shed', t, item: mapped?.kind === 'mapped' ? mapped.item : '', run: window.run, evidence: [line.raw] });
     } else if (line.tag === WORKER_WRAPPER_TAG && parseWorkerResult(line.message) !== null) {
       evidence.push(line.raw);
+      workerPids.add(line.pid);
+    } else {
+      const cause = parseFetchError(line.message);
+      if (cause !== undefined) fetchErrors.push({ pid: line.pid, error: { cause, line: line.raw } });
     }
   }
-  return { events, posted, updated, evidence };
+  const fetchError = fetchErrors.find((f) => workerPids.has(f.pid))?.error;
+  return { events, posted, updated, evidence, fetchError };
 }
 
 export interface JournalObservation {
@@ -113,10 +126,16 @@ export function observeJournal(entries: readonly JournalEntry[], effects: readon
   return { events, fetchStatuses };
 }
 
-/** The rows the run stored, and its end. */
-export function observeRunEnd(stored: readonly string[], t: number, window: RunWindow, outcome: RunOutcome, evidence: readonly string[]): HistoryEvent[] {
+/**
+ * The rows the run stored, and its end; with what the app logged about its fetch when the run
+ * fetched nothing from the fixture server (a `fetchError` then explains the `no-fetch`).
+ */
+export function observeRunEnd(stored: readonly string[], t: number, window: RunWindow, outcome: RunOutcome, evidence: readonly string[], fetchError?: FetchError): HistoryEvent[] {
   if (window.probe) return [];
-  return [...stored.map((item): HistoryEvent => ({ type: 'stored', t, run: window.run, item })), { type: 'run-finished', t, run: window.run, outcome, evidence: evidence.slice(-5) }];
+  return [
+    ...stored.map((item): HistoryEvent => ({ type: 'stored', t, run: window.run, item })),
+    { type: 'run-finished', t, run: window.run, outcome, evidence: evidence.slice(-5), ...(fetchError !== undefined ? { fetchError } : {}) },
+  ];
 }
 
 export function stripQuery(path: string): string {

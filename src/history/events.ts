@@ -78,6 +78,17 @@ export interface ConfigEvent {
   properties?: string[];
   /** The backend's idempotency header (the `request` events' header that carries the key). */
   idempotencyHeader?: string;
+  /**
+   * Where the harness served the feed to the device: the config's `feed.devicePort` (the port
+   * `adb reverse` forwards) and `feed.path`. A run that fetched nothing is explained against it.
+   */
+  feed?: FeedPlace;
+}
+
+/** The feed's place as the config gives it (`feed.devicePort`, `feed.path`). */
+export interface FeedPlace {
+  devicePort: number;
+  path: string;
 }
 
 interface TimedEventBase {
@@ -137,6 +148,30 @@ export interface RunFinishedEvent extends TimedEventBase {
   type: 'run-finished';
   run: number;
   outcome: RunOutcome;
+  /**
+   * A run that fetched nothing from the fixture server: what the app's logcat said about its
+   * fetch (the line, and what it means), when it said anything the harness recognises.
+   */
+  fetchError?: FetchError;
+}
+
+export const FetchErrorCause = {
+  /** Nothing listened where the app connected (OkHttp's `ConnectException`). */
+  ConnectionRefused: 'connection-refused',
+  /** The network security config refused cleartext HTTP (`UnknownServiceException: CLEARTEXT ...`). */
+  CleartextNotPermitted: 'cleartext-not-permitted',
+  /** The host did not resolve (`UnknownHostException: Unable to resolve host ...`). */
+  UnknownHost: 'unknown-host',
+  /** The connection or the read timed out (`SocketTimeoutException`). */
+  Timeout: 'timeout',
+} as const;
+export type FetchErrorCause = (typeof FetchErrorCause)[keyof typeof FetchErrorCause];
+export const FETCH_ERROR_CAUSES: readonly string[] = Object.values(FetchErrorCause);
+
+export interface FetchError {
+  cause: FetchErrorCause;
+  /** The logcat line as the device printed it. */
+  line: string;
 }
 
 export interface ForgottenEvent extends TimedEventBase {
@@ -471,7 +506,7 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
       if (o['allowedDuplicates'] !== undefined && !isRunNumber(o['allowedDuplicates'])) return `"allowedDuplicates" must be a whole number >= 0, got ${showValue(o['allowedDuplicates'])}`;
       if (o['properties'] !== undefined && !isStringArray(o['properties'])) return `"properties" must be an array of property check names, got ${showValue(o['properties'])}`;
       if (o['idempotencyHeader'] !== undefined && typeof o['idempotencyHeader'] !== 'string') return `"idempotencyHeader" must be a header name, got ${showValue(o['idempotencyHeader'])}`;
-      return checkCommon(o);
+      return optional(o, 'feed', 'an object {devicePort, path}', (v) => isRecord(v) && isRunNumber(v['devicePort']) && typeof v['path'] === 'string') ?? checkCommon(o);
     case 'published':
       return checkTimed(o) ?? checkItem(o) ??
         (!isFiniteNumber(o['publishedAt']) ? `"publishedAt" must be a number of ms (0 when the date did not parse), got ${showValue(o['publishedAt'])}` : undefined) ??
@@ -492,7 +527,9 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
       return checkTimed(o) ?? checkRun(o) ?? checkItem(o);
     case 'run-finished':
       return checkTimed(o) ?? checkRun(o) ??
-        (typeof o['outcome'] !== 'string' || !RUN_OUTCOMES.includes(o['outcome']) ? `"outcome" must be one of ${RUN_OUTCOMES.join(', ')}, got ${showValue(o['outcome'])}` : undefined);
+        (typeof o['outcome'] !== 'string' || !RUN_OUTCOMES.includes(o['outcome']) ? `"outcome" must be one of ${RUN_OUTCOMES.join(', ')}, got ${showValue(o['outcome'])}` : undefined) ??
+        optional(o, 'fetchError', `an object {cause, line} with cause one of ${FETCH_ERROR_CAUSES.join(', ')}`, (v) =>
+          isRecord(v) && typeof v['cause'] === 'string' && FETCH_ERROR_CAUSES.includes(v['cause']) && typeof v['line'] === 'string');
     case 'forgotten':
       return checkTimed(o) ??
         (o['items'] !== 'all' && !isStringArray(o['items']) ? `"items" must be "all" or an array of item keys, got ${showValue(o['items'])}` : undefined);

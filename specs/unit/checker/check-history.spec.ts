@@ -335,9 +335,16 @@ describe('checker: checkHistory', () => {
       });
     });
 
-    it('treats a run the history ends in like a killed one', () => {
+    it('treats a run the history ends in like a killed one, and makes it undecided: the rest of the run is not in the history', () => {
       const events = [...feedAB(), runStarted(T, 1), fetched(T + 1, 1, [A, B]), notified(T + 2, 1, A)];
-      expect(check(events)).to.deep.equal({ verdict: 'pass', counts: counts({ notifiedCount: 1, eligibleCount: 1 }), anomalies: [] });
+      expect(check(events)).to.deep.equal({
+        verdict: 'unknown',
+        counts: counts({ notifiedCount: 1, eligibleCount: 1 }),
+        anomalies: [{
+          kind: 'unfinished-run', item: '', run: 1,
+          detail: 'run 1 has no run-finished: the history ends inside it (cut off?), so what it would have notified is not in the history and its items are undecided',
+        }],
+      });
     });
 
     it('does not depend on the order of fetched and notified within a run (fetched recorded last)', () => {
@@ -542,6 +549,9 @@ describe('checker: checkHistory', () => {
     it('carries the evidence of the events into the anomaly', () => {
       const events = [published(T, A, T - H), ...run(1, T, [A], [A]), { ...notified(T + H, 2, A), evidence: ['06-01 13:00:00.000 I notification_enqueue: [10190,...]'] }];
       expect(check(events).anomalies).to.deep.equal([{
+        kind: 'unfinished-run', item: '', run: 2,
+        detail: 'run 2 has no run-finished: the history ends inside it (cut off?), so what it would have notified is not in the history and its items are undecided',
+      }, {
         kind: 'duplicated', item: A, epoch: 0, runs: [1, 2],
         detail: 'notified 2 times in epoch 0: runs 1 and 2; run 1, which notified it before, ended success, not killed: the app should have found its row in run 2',
         evidence: ['06-01 13:00:00.000 I notification_enqueue: [10190,...]'],

@@ -20,7 +20,8 @@ const PASS: CheckResult = { verdict: 'pass', counts: ZERO, anomalies: [] };
 describe('property checks', () => {
   describe('compose', () => {
     it('runs only the notification checks when the config line names no property', () => {
-      expect(checkSegment([rows(T, [A, A])], { windowMs: WINDOW, allowedDuplicates: 0 })).to.deep.equal(PASS);
+      const events = [published(T, A, T - H), ...run(1, T, [A], [A]), rows(T + 1, [A, A])];
+      expect(checkSegment(events, { windowMs: WINDOW, allowedDuplicates: 0 })).to.deep.equal({ verdict: 'pass', counts: counts({ notifiedCount: 1, eligibleCount: 1 }), anomalies: [] });
     });
 
     it('makes a property the history names but this version does not know undecided, not passing', () => {

@@ -6,7 +6,7 @@
  */
 import { emptyCounts, type CheckCounts, type CheckOptions, type CheckResult } from '../../checker/types.js';
 import type { Checker } from '../../checker/check-history.js';
-import { createSegmentChecker } from '../../checker/compose.js';
+import { createSegmentChecker, segmentOptions } from '../../checker/compose.js';
 import { formatDuration } from '../../checker/describe.js';
 import { exitCodeFor, mergeVerdicts } from '../../checker/verdict.js';
 import { UsageError } from '../../errors.js';
@@ -60,18 +60,13 @@ export async function checkHistoryFile(historyPath: string, opts: CheckCommandOp
       const fromHistory = event.type === 'config' ? event : undefined;
       const windowMs = opts.window ?? fromHistory?.windowMs;
       if (windowMs === undefined) throw noWindow();
-      options = {
-        windowMs,
-        allowedDuplicates: opts.allowedDuplicates ?? fromHistory?.allowedDuplicates ?? 0,
-        ...(fromHistory?.checkOrder === false ? { checkOrder: false } : {}),
-      };
+      // The same checker `run` decides with: the notification checks and the segment's properties;
+      // the flags win over the line's settings.
+      const segment = { ...segmentOptions(fromHistory ?? { type: 'config', windowMs }), windowMs };
+      if (opts.allowedDuplicates !== undefined) segment.allowedDuplicates = opts.allowedDuplicates;
+      options = segment;
       scenario = fromHistory?.scenario;
-      // The same checker `run` decides with: the notification checks and the segment's properties.
-      checker = createSegmentChecker({
-        ...options,
-        ...(fromHistory?.properties !== undefined ? { properties: fromHistory.properties } : {}),
-        ...(fromHistory?.idempotencyHeader !== undefined ? { idempotencyHeader: fromHistory.idempotencyHeader } : {}),
-      });
+      checker = createSegmentChecker(segment);
     }
     checker.add(event);
   }

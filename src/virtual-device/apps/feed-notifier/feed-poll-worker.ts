@@ -66,7 +66,9 @@ export class FeedPollWorker implements ListenableWorker {
       body = res.body;
     } catch (e) {
       if (isProcessDeath(e) || !(e instanceof HttpConnectionError)) throw e;
-      this.log(`Fetch of http://127.0.0.1:${FEED_PORT}${FEED_PATH} failed: ${e.message}; retrying later`);
+      // Log.w(TAG, "Fetch of $url failed; retrying later: $e"): the exception's toString() (what
+      // OkHttp threw, see http-client.ts), one line, as a real app's catch block logs it.
+      this.rt.context.log.println(LogPriority.W, TAG, `Fetch of http://127.0.0.1:${FEED_PORT}${FEED_PATH} failed; retrying later: ${e.message}`);
       return Result.retry();
     }
     // docs/sources/001: 2xx process, 401 failure (reauth_required), 408/429/5xx retry, else failure.

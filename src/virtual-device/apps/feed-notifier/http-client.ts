@@ -42,7 +42,17 @@ export async function httpRequest(context: AppContext, req: HttpRequest): Promis
     socket = await proc.guard(withTimeout(context.connect(req.port), CONNECT_TIMEOUT_MS, 'connect timed out'));
   } catch (e) {
     if (isProcessDeath(e)) throw e;
-    throw new HttpConnectionError(`failed to connect to /127.0.0.1:${req.port}: ${(e as Error).message}`, { cause: e });
+    // OkHttp 4 RealConnection.connectSocket: `catch (e: ConnectException) { throw
+    // ConnectException("Failed to connect to ${route.socketAddress}").apply { initCause(e) } }`
+    // (square/okhttp okhttp/src/main/kotlin/okhttp3/internal/connection/RealConnection.kt, 4.12);
+    // the route's InetSocketAddress of the literal 127.0.0.1 prints as `/127.0.0.1:PORT`
+    // (java.net.InetSocketAddress.toString: hostname empty when the address was not resolved
+    // from a name). The message below is the exception's toString(), as an app logs it.
+    const refused = (e as { code?: unknown }).code === 'ECONNREFUSED';
+    throw new HttpConnectionError(
+      refused ? `java.net.ConnectException: Failed to connect to /127.0.0.1:${req.port}` : `failed to connect to /127.0.0.1:${req.port}: ${(e as Error).message}`,
+      { cause: e },
+    );
   }
   const work = new Promise<HttpResponse>((resolve, reject) => {
     const headers: Record<string, string> = { Host: `127.0.0.1:${req.port}`, 'User-Agent': 'okhttp/4.12.0', ...(req.headers ?? {}) };
