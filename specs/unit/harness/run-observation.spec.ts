@@ -99,4 +99,35 @@ describe('run observation: what one run was seen to do, as history events', () =
     ]);
     expect(observeRunEnd([A], 42, { ...run, probe: true }, 'success', [])).to.deep.equal([]);
   });
+
+  describe('why a run fetched nothing: the fetch error the worker\'s process logged', () => {
+    const result = (pid: number): string => `1717000009.000  ${pid}  ${pid} I WM-WorkerWrapper: Worker result RETRY for Work [ id=d7d8b202-a7b1-492b-b2a3-bd2498ccc165, tags={ com.example.feednotifier.FeedPollWorker } ]`;
+    const logged = (pid: number, message: string): string => `1717000008.000  ${pid}  ${pid + 7} W FeedPollWorker: ${message}`;
+    const cases: [string, string][] = [
+      ['connection-refused', 'Fetch of http://127.0.0.1:8765/feed.xml failed; retrying later: java.net.ConnectException: Failed to connect to /127.0.0.1:8765'],
+      ['connection-refused', 'Caused by: java.net.ConnectException: failed to connect to /127.0.0.1 (port 8765) from /127.0.0.1 (port 41234) after 10000ms: isConnected failed: ECONNREFUSED (Connection refused)'],
+      ['cleartext-not-permitted', 'java.net.UnknownServiceException: CLEARTEXT communication to 10.0.2.2 not permitted by network security policy'],
+      ['cleartext-not-permitted', 'Fetch failed: java.io.IOException: Cleartext HTTP traffic to feeds.example.com not permitted'],
+      ['unknown-host', 'Fetch failed: java.net.UnknownHostException: Unable to resolve host "feeds.example.com": No address associated with hostname'],
+      ['timeout', 'java.net.SocketTimeoutException: timeout'],
+    ];
+    for (const [cause, message] of cases) {
+      it(`reads ${cause} from "${message.slice(0, 60)}…"`, async () => {
+        const seen = await observeLogLines([line(1, logged(4231, message)), line(2, result(4231))], run, ctx);
+        expect(seen.fetchError).to.deep.equal({ cause, line: logged(4231, message) });
+      });
+    }
+
+    it('takes only the lines of the process that logged the run\'s result (another app\'s failure is not the app\'s)', async () => {
+      const other = logged(999, 'java.net.UnknownHostException: Unable to resolve host "play.googleapis.com": No address associated with hostname');
+      const seen = await observeLogLines([line(1, other), line(2, result(4231))], run, ctx);
+      expect(seen.fetchError).to.equal(undefined);
+      expect((await observeLogLines([line(1, logged(4231, 'Fetched 5 items (HTTP 200)')), line(2, result(4231))], run, ctx)).fetchError).to.equal(undefined);
+    });
+
+    it('goes into the run\'s end', () => {
+      const fetchError = { cause: 'connection-refused' as const, line: 'W FeedPollWorker: java.net.ConnectException: Failed to connect to /127.0.0.1:8765' };
+      expect(observeRunEnd([], 42, run, 'retry', [], fetchError)).to.deep.equal([{ type: 'run-finished', t: 42, run: 3, outcome: 'retry', evidence: [], fetchError }]);
+    });
+  });
 });
