@@ -6,7 +6,7 @@
  * through an `adb reverse` rule, so a rule that does not carry it fails the check.
  */
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main, type CliIo } from '../../src/cli/main.js';
@@ -22,7 +22,8 @@ import type { StartVirtualDeviceOptions } from '../../src/virtual-device/server.
 
 const PKG = 'com.example.feednotifier';
 const CONFIG = 'fixtures/reference-app.config.json';
-const CHECKS = [
+/** The checks before the probe run, which runs only when all of them hold. */
+const CHECKS_BEFORE_PROBE = [
   'adb',
   'adb server',
   'device',
@@ -36,6 +37,7 @@ const CHECKS = [
   'clock can be set',
   'adb reverse carries a connection',
 ];
+const CHECKS = [...CHECKS_BEFORE_PROBE, 'feed fetched by a forced run'];
 
 interface Check {
   name: string;
@@ -106,6 +108,9 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
     const reverse = report.checks.find((c) => c.name === 'adb reverse carries a connection');
     expect(reverse?.found).to.match(/^a line went from device tcp:\d+ to host tcp:\d+; rule removed, 1 other rule\(s\) left as they were$/);
     expect(report.checks.find((c) => c.name === 'periodic work scheduled')?.found).to.match(/"feed-poll": job \d+ in namespace androidx\.work\.systemjobscheduler, interval 86400000 ms/);
+    expect(report.checks.find((c) => c.name === 'feed fetched by a forced run')?.found).to.equal(
+      'the app fetched http://127.0.0.1:8765/feed.xml (HTTP 200) in one forced run; the device was restored',
+    );
 
     expect((await adb.adb(['-s', d.serial, 'reverse', '--list'])).stdout.toString('utf8')).to.equal(reversesBefore);
     expect(await shell(d.serial, 'settings get global auto_time')).to.equal(autoTimeBefore);
@@ -168,7 +173,8 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
     expect(json.code, json.out).to.equal(2);
     const report = JSON.parse(json.out) as { ok: boolean; checks: Check[] };
     expect(report.ok).to.equal(false);
-    expect(report.checks.map((c) => c.name)).to.deep.equal(CHECKS);
+    // The probe run would be refused by the state file: it is not made when a check above fails.
+    expect(report.checks.map((c) => c.name)).to.deep.equal(CHECKS_BEFORE_PROBE);
     const failed = report.checks.filter((c) => !c.ok);
     expect(failed.map((c) => [c.name, c.fix])).to.deep.equal([['restored after earlier runs', restoreCommand]]);
     expect(failed[0]?.found).to.match(/^an interrupted run left its state file \(saved .*, app com\.example\.feednotifier\) in .*: .*run refuses this device until it is restored$/);
@@ -196,6 +202,25 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
     const after = await doctor('--device', d.serial);
     expect(after.code, after.out).to.equal(0);
     expect(after.out).to.match(/^ok {3}restored after earlier runs: no state file left by an interrupted run/m);
+  });
+
+  it('a wrong feed.devicePort: the probe run fetched nothing, with the logcat line and the field to check, exit 2', async () => {
+    const d = await device();
+    const config = JSON.parse(await readFile(CONFIG, 'utf8')) as { feed: Record<string, unknown> };
+    config.feed['devicePort'] = 8766;
+    const file = join(work, 'port.json');
+    await writeFile(file, JSON.stringify(config));
+    const autoTimeBefore = await shell(d.serial, 'settings get global auto_time');
+    const r = await doctor('--device', d.serial, '--config', file, '--json');
+    expect(r.code, r.out).to.equal(2);
+    const report = JSON.parse(r.out) as { ok: boolean; checks: Check[] };
+    const failed = report.checks.filter((c) => !c.ok);
+    expect(failed.map((c) => c.name)).to.deep.equal(['feed fetched by a forced run']);
+    expect(failed[0]?.found).to.match(/^run 1 ended retry without fetching the feed served at http:\/\/127\.0\.0\.1:8766\/feed\.xml /);
+    expect(failed[0]?.found).to.include('java.net.ConnectException: Failed to connect to /127.0.0.1:8765');
+    expect(failed[0]?.found).to.include('check feed.devicePort');
+    expect(failed[0]?.fix).to.include('http://127.0.0.1:8766/feed.xml');
+    expect(await shell(d.serial, 'settings get global auto_time')).to.equal(autoTimeBefore);
   });
 
   it('stops at the device check, with its fix, when the serial is not online', async () => {

@@ -35,6 +35,9 @@ import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
 import { referenceAppConfigPath } from '../package-root.js';
 import type { CliIo } from '../io.js';
+import { runTrials } from '../../harness/runner.js';
+import { feedProbe } from '../../scenarios/feed-probe.js';
+import { feedUrl } from '../../checker/check-history.js';
 
 export interface DoctorCheck {
   readonly name: string;
@@ -280,5 +283,48 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
   } finally {
     await device.close();
   }
+  // The probe run changes the device (it is restored after): only once everything else holds.
+  if (checks.every((c) => c.ok)) add(await probeFetch(serial, endpoint, adbPath, config));
   return finish();
+}
+
+/**
+ * One forced run against an empty feed (src/scenarios/feed-probe.ts), in a session that saves
+ * and restores the device as `run` does: whether the app fetched the feed where the config
+ * serves it, and if not what the checker's `no-fetch` says (the URL, the app's logcat line, the
+ * field to check).
+ */
+async function probeFetch(serial: string, endpoint: { host: string; port: number }, adbPath: string | undefined, config: Config): Promise<DoctorCheck> {
+  const name = 'feed fetched by a forced run';
+  const url = feedUrl(config.feed);
+  const result = await runTrials({
+    scenarios: [feedProbe],
+    repeat: 1,
+    infraRetries: 0,
+    devices: {
+      endpoint,
+      serials: [serial],
+      created: [],
+      open: (s) => AdbDevice.open({ serial: s, host: endpoint.host, port: endpoint.port, ...(adbPath !== undefined ? { adbPath } : {}) }),
+    },
+    config,
+    progress: () => undefined,
+    out: undefined,
+    signal: new AbortController().signal,
+  });
+  const report = result.scenarios[0];
+  const fetches = (result.history[0]?.events ?? []).flatMap((e) => (e.type === 'fetched' ? [e.status] : []));
+  if (report?.verdict === 'pass' && fetches.some((s) => s >= 200 && s <= 299)) {
+    return { name, ok: true, found: `the app fetched ${url} (HTTP ${fetches.join(', ')}) in one forced run; the device was restored` };
+  }
+  const noFetch = report?.anomalies.find((a) => a.kind === 'no-fetch');
+  const other = report?.anomalies.find((a) => a.kind !== 'no-fetch');
+  return {
+    name,
+    ok: false,
+    found: noFetch?.detail ?? report?.error ?? other?.detail ?? `the probe run's verdict is ${report?.verdict ?? 'missing'}`,
+    fix: noFetch
+      ? 'correct what the line names (feed.devicePort or feed.path in the config, or the app\'s network security config) so the app fetches the feed from ' + url + ', then run doctor again'
+      : 'run `dedup-verify run --scenario back-to-back` and read the anomalies: the forced run did not go through',
+  };
 }
