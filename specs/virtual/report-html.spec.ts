@@ -230,7 +230,7 @@ describe('dedup-verify report DIR', () => {
     await writeFile(join(dir, 'report.json'), '{"verdict": "maybe"}');
     const io2 = captureIo();
     expect(await main(['node', 'dedup-verify', 'report', dir], io2)).to.equal(2);
-    expect(io2.err).to.equal(`error: report ${join(dir, 'report.json')} is not a dedup-verify report: "verdict" must be pass, fail or unknown. Fix or replace ${join(dir, 'report.json')} (run --out writes it).\n`);
+    expect(io2.err).to.equal(`error: report ${join(dir, 'report.json')} is not a dedup-verify report: verdict must be one of pass, fail, unknown, got "maybe". Fix or replace ${join(dir, 'report.json')} (run --out writes it).\n`);
   });
 
   it('exits 2 when DIR does not exist', async () => {
