@@ -10,10 +10,10 @@ export function renderJsonReport(report: RunReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-/** Writes report.json (through a temporary file, so a reader never sees half of it). */
+/** Writes report.json through a temporary file (created with O_EXCL, so a reader never sees half of it and a symbolic link at the name is replaced by the rename, never followed). */
 export async function writeJsonReport(path: string, report: RunReport): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, renderJsonReport(report), 'utf8');
+  await writeFile(tmp, renderJsonReport(report), { encoding: 'utf8', flag: 'wx' });
   await rename(tmp, path);
 }
 

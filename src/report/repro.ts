@@ -613,7 +613,7 @@ export async function writeReproScripts(dir: string, inputs: readonly ReproInput
 
 async function writeAtomically(path: string, content: string | Buffer, mode: number): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, content, typeof content === 'string' ? { encoding: 'utf8', mode } : { mode });
+  await writeFile(tmp, content, typeof content === 'string' ? { encoding: 'utf8', mode, flag: 'wx' } : { mode, flag: 'wx' });
   await chmod(tmp, mode);
   await rename(tmp, path);
 }

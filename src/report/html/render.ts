@@ -433,6 +433,6 @@ export async function writeHtmlReport(dir: string, report: RunReport, options: W
   const html = renderHtmlFromModel(report, builder.finish(), { ...options, ...(problem !== undefined ? { historyProblem: problem } : {}) });
   const path = join(dir, HTML_REPORT_FILE);
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, html, 'utf8');
+  await writeFile(tmp, html, { encoding: 'utf8', flag: 'wx' });
   await rename(tmp, path);
 }
