@@ -99,6 +99,8 @@ describe('dedup-verify run (virtual devices, real adb)', function () {
     await mkdir(join(out, 'repro'), { recursive: true });
     await writeFile(join(out, 'report.json'), '{}');
     await writeFile(join(out, 'repro', 'back-to-back.sh'), '# from an earlier failing run\n');
+    // The earlier run listed what it wrote (src/cli/out-dir.ts): only those files are its own.
+    await writeFile(join(out, '.dedup-verify-files.json'), JSON.stringify({ tool: 'dedup-verify', files: ['report.json', 'repro/back-to-back.sh'] }));
     const args = ['run', '--device', d.serial, '--config', CONFIG, '--adb-port', String(adb.port), '--out', out, ...FIVE.flatMap((s) => ['--scenario', s])];
     const r = await runCli(args);
     expect(r.code, r.stderr).to.equal(0);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { runCli } from '../support/cli.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
+import { reportProblem } from '../../src/report/report-schema.js';
 import type { CheckCounts } from '../../src/checker/types.js';
 
 interface Anomaly {
@@ -74,6 +75,8 @@ describe('history round trip: run --out D, then check D/history.jsonl (virtual d
     const env = { ANDROID_ADB_SERVER_PORT: String(adb.port) };
     const ran = await runCli(['run', '--virtual', ...args, '--out', out], { env });
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    // What run writes is what report DIR accepts back: report.json holds to its schema.
+    expect(reportProblem(report), 'report.json against schema/dedup-verify.report.schema.json').to.equal(undefined);
     const check = await runCli(['check', join(out, 'history.jsonl'), '--json'], { env });
     expect(check.stderr, 'check wrote to stderr').to.equal('');
     const checked = JSON.parse(check.stdout) as Checked;

@@ -230,7 +230,7 @@ describe('dedup-verify report DIR', () => {
     await writeFile(join(dir, 'report.json'), '{"verdict": "maybe"}');
     const io2 = captureIo();
     expect(await main(['node', 'dedup-verify', 'report', dir], io2)).to.equal(2);
-    expect(io2.err).to.equal(`error: report ${join(dir, 'report.json')} is not a dedup-verify report: "verdict" must be pass, fail or unknown. Fix or replace ${join(dir, 'report.json')} (run --out writes it).\n`);
+    expect(io2.err).to.equal(`error: report ${join(dir, 'report.json')} is not a dedup-verify report: verdict must be one of pass, fail, unknown, got "maybe". Fix or replace ${join(dir, 'report.json')} (run --out writes it).\n`);
   });
 
   it('exits 2 when DIR does not exist', async () => {
@@ -292,6 +292,18 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     await adb.adb(['-s', fresh.serial, 'reverse', 'tcp:8765', 'tcp:4321']);
     const reversesBefore = (await adb.adb(['-s', fresh.serial, 'reverse', '--list'])).stdout.toString('utf8').trim();
     expect(reversesBefore).to.match(/ tcp:8765 tcp:4321$/);
+    // The app's data directory (but cache/ and code_cache/): each entry, and each file's checksum.
+    const appData = async () => {
+      const names = (await shellOut('run-as com.example.feednotifier ls -RA .')).replace(/\r/g, '').split(/\n\n/).filter((sec) => !/^\.\/(cache|code_cache)(\/|:)/.test(sec));
+      const files = (await shellOut("run-as com.example.feednotifier ls -lRA . | grep -c '^-'")).trim();
+      const db = await shellOut('run-as com.example.feednotifier md5sum databases/feed.db');
+      return { names, files, db };
+    };
+    // The app has run once before (its databases exist): the replay's rows must not stay.
+    await shellOut('am start -n com.example.feednotifier/.MainActivity');
+    await shellOut('am force-stop com.example.feednotifier');
+    const dataBefore = await appData();
+    expect(dataBefore.db).to.match(/^[0-9a-f]{32} /);
     const result = await runScript([script, fresh.serial, String(await freePort())], {
       ANDROID_ADB_SERVER_PORT: String(adb.port),
       DEDUP_VERIFY: `${process.execPath} --import tsx ${join(ROOT, 'specs', 'support', 'cli-entry.ts')}`,
@@ -300,6 +312,8 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
     // The device is left as it was found.
     expect(await shellOut('settings get global auto_time'), result.out).to.equal(autoTimeBefore);
     expect((await adb.adb(['-s', fresh.serial, 'reverse', '--list'])).stdout.toString('utf8').trim()).to.equal(reversesBefore);
+    expect(await appData(), result.out).to.deep.equal(dataBefore);
+    expect(result.out).to.include("repro: device clock, auto_time, the app's data and reverse rule put back; serve-feed stopped.");
     return result;
   }
 

@@ -4,10 +4,11 @@
  * nothing was started or changed yet.
  */
 import { constants, type Stats } from 'node:fs';
-import { access, mkdir, rm, stat } from 'node:fs/promises';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
+import { OutputDirectory } from './out-dir.js';
 
 /** Rejects bug names the reference app does not have (`run --virtual --bug`, `virtual-device --bug`). */
 export function assertBugNames(bugs: readonly string[]): void {
@@ -48,9 +49,11 @@ function fsReason(e: unknown): string {
 
 /**
  * `run --out DIR`: a directory (created with its parents when missing) this process can write
- * to; anything else is a one-line usage error naming --out.
+ * to; anything else is a one-line usage error naming --out. Then the folder's own checks
+ * (out-dir.ts): no symbolic link where the tool writes, no file it did not write unless
+ * `force`; what an earlier run wrote there is cleared.
  */
-export async function prepareOutputDirectory(dir: string, shown: string): Promise<void> {
+export async function prepareOutputDirectory(dir: string, shown: string, force = false): Promise<OutputDirectory> {
   const existing = await stat(dir).catch((e: unknown) => {
     if ((e as { code?: unknown }).code === 'ENOENT') return null;
     throw new UsageError(`--out ${shown}: cannot use it (${fsReason(e)}); pass a directory you can write to.`, { cause: e });
@@ -70,11 +73,7 @@ export async function prepareOutputDirectory(dir: string, shown: string): Promis
   } catch (e) {
     throw new UsageError(`--out ${shown}: cannot write there (${fsReason(e)}); pass a directory you can write to.`, { cause: e });
   }
-  // A directory with a report.json holds an earlier run's output: its repro scripts and evidence
-  // would be mistaken for this run's (a scenario that passes now has no repro script), so they go.
-  if (existing !== null && (await stat(join(dir, 'report.json')).catch(() => null))?.isFile() === true) {
-    for (const sub of ['repro', 'evidence']) await rm(join(dir, sub), { recursive: true, force: true });
-  }
+  return OutputDirectory.prepare(dir, shown, force);
 }
 
 /**

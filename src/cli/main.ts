@@ -141,6 +141,7 @@ Environment:
     .option('--adb-host <host>', 'adb server host', '127.0.0.1')
     .option('--adb-port <port>', 'adb server port (default: $ANDROID_ADB_SERVER_PORT or 5037)', portArg('--adb-port', 1))
     .option('--out <dir>', 'write report.json, history.jsonl, junit.xml, report.html, repro scripts and evidence here')
+    .option('--force', 'with --out: write into a folder that holds files dedup-verify did not write (they are kept; its own file names are replaced)')
     .option('--json', 'print the report (report.json) on stdout instead of the summary')
     .option('--appium <url>', 'reach each device through a WebDriver session on this Appium server or hub (needs webdriverio, and the adb server of --adb-host/--adb-port for the logcat stream and adb reverse)')
     .option('--caps <file|json>', 'with --appium: extra capabilities for every session, a JSON file or inline JSON object')

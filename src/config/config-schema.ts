@@ -24,18 +24,24 @@ export interface SchemaNode {
 }
 
 /**
- * The schema file of the package holding `fromDir`: the nearest directory at or above it with
- * a package.json and the schema file. Undefined when there is none.
+ * The file `relativePath` (slash-separated, from the package root) of the package holding
+ * `fromDir`: the nearest directory at or above it with a package.json and that file. Undefined
+ * when there is none. The report schema (src/report/report-schema.ts) is found the same way.
  */
-export function findConfigSchema(fromDir: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+export function findPackageFile(relativePath: string, fromDir: string): string | undefined {
   let dir = fromDir;
   for (;;) {
-    const candidate = join(dir, ...CONFIG_SCHEMA_FILE.split('/'));
+    const candidate = join(dir, ...relativePath.split('/'));
     if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/** The config schema file of the package holding `fromDir` (undefined: none). */
+export function findConfigSchema(fromDir: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  return findPackageFile(CONFIG_SCHEMA_FILE, fromDir);
 }
 
 /** Reads and parses the schema file at `path` (undefined: not found); throws ConfigError naming the fix. */

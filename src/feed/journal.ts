@@ -2,7 +2,7 @@
  * The fixture server's journal: one entry per completed request, in memory and, when asked,
  * appended to a JSON Lines file as it happens (evidence), with listeners told of each entry.
  */
-import { createWriteStream } from 'node:fs';
+import { constants as fsConstants, createWriteStream, openSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -79,9 +79,17 @@ export class Journal {
   /** `path`: also append every entry to this file as JSON Lines. */
   constructor(path?: string) {
     if (path !== undefined) {
-      this.stream = createWriteStream(path, { flags: 'a' });
-      this.stream.on('error', () => {
+      // O_NOFOLLOW: evidence is never appended through a symbolic link planted at its name.
+      const { O_WRONLY, O_CREAT, O_APPEND, O_NOFOLLOW } = fsConstants;
+      let fd: number | undefined;
+      try {
+        fd = openSync(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644);
+      } catch {
         // Evidence is best effort; the in-memory journal stays complete (entries(), write()).
+      }
+      this.stream = fd === undefined ? undefined : createWriteStream(path, { fd });
+      this.stream?.on('error', () => {
+        // As above: best effort.
       });
     }
   }

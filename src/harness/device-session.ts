@@ -4,6 +4,7 @@
  * everything back at the end (also on SIGINT/SIGTERM through `close`).
  */
 import { randomUUID } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AndroidDevice } from '../device/android-device.js';
@@ -250,7 +251,9 @@ export class DeviceSession {
       [`${base}.dumpsys-notification.txt`, () => this.device.shellText(['dumpsys', 'notification', '--noredact'], { timeoutMs: this.config.timeouts.commandMs })],
     ];
     if (!withDumpsys) files.length = 1;
-    for (const [name, content] of files) await writeFile(join(dir, name), await content());
+    // O_NOFOLLOW: an evidence file is never written through a symbolic link planted at its name.
+    const flag = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
+    for (const [name, content] of files) await writeFile(join(dir, name), await content(), { flag });
     return files.map(([name]) => name);
   }
 

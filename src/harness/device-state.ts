@@ -5,7 +5,7 @@
  * `dedup-verify restore` can finish the job after a crash; `restoreDevice` puts everything
  * back and is safe to run twice.
  */
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AndroidDevice, ReverseRule } from '../device/android-device.js';
@@ -80,17 +80,70 @@ export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'dedup-verify');
 }
 
+/**
+ * The folder name of a serial: every character but ASCII letters, digits, `_` and `-` as `%XX`
+ * of its UTF-8 bytes (`.` too), so the name is never `.`, `..`, empty or a path, two serials
+ * never share a folder, and `decodeStateName` gives the serial back. adb serials are any
+ * string a transport reports (a USB serial number, `HOST:PORT`, an mDNS name), so nothing of
+ * them can be assumed safe for a path.
+ */
+export function encodeStateName(serial: string): string {
+  let out = '';
+  for (const byte of Buffer.from(serial, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    out += /[A-Za-z0-9_-]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out === '' ? '%' : out;
+}
+
+/** The serial of a folder name made by `encodeStateName`. */
+export function decodeStateName(name: string): string {
+  return name === '%' ? '' : decodeURIComponent(name);
+}
+
 export function stateDirFor(serial: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(stateRoot(env), serial.replace(/[^A-Za-z0-9._-]/g, '_'));
+  return join(stateRoot(env), encodeStateName(serial));
 }
 
 const STATE_FILE = 'state.json';
+const BACKUP_DIR = 'backup';
+
+/**
+ * Deletes what a save wrote in the serial's folder (state.json and backup/, which the save made
+ * whole), then the folder if nothing else is left in it.
+ */
+async function removeSavedState(dir: string): Promise<void> {
+  await rm(join(dir, BACKUP_DIR), { recursive: true, force: true });
+  await rm(join(dir, STATE_FILE), { force: true });
+  await rmdir(dir).catch(() => undefined);
+}
+
+/**
+ * The folder an earlier version named the serial's state after (characters other than
+ * letters, digits and `._-` as `_`), when that name is a folder name at all: a state left
+ * there by an interrupted run is still found. Undefined for `.`, `..` and names the
+ * encoding gives unchanged.
+ */
+function legacyStateDir(serial: string, env: NodeJS.ProcessEnv): string | undefined {
+  const name = serial.replace(/[^A-Za-z0-9._-]/g, '_');
+  return /^\.*$/.test(name) || name === encodeStateName(serial) ? undefined : join(stateRoot(env), name);
+}
+
+/** The state in the serial's legacy folder, when there is one and it is this serial's. */
+async function readLegacyState(serial: string, env: NodeJS.ProcessEnv): Promise<{ dir: string; state: SavedDeviceState } | null> {
+  const dir = legacyStateDir(serial, env);
+  if (dir === undefined) return null;
+  const state = await readFile(join(dir, STATE_FILE), 'utf8').then((t) => JSON.parse(t) as SavedDeviceState, () => null);
+  return state !== null && state.serial === serial ? { dir, state } : null;
+}
 
 export async function readSavedState(serial: string, env: NodeJS.ProcessEnv = process.env): Promise<SavedDeviceState | null> {
   try {
     return JSON.parse(await readFile(join(stateDirFor(serial, env), STATE_FILE), 'utf8')) as SavedDeviceState;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      return (await readLegacyState(serial, env))?.state ?? null;
+    }
     throw new DedupVerifyError(ErrorCode.Restore, `The state file of ${serial} in ${stateDirFor(serial, env)} is unreadable: ${describeError(e)}`, { cause: e });
   }
 }
@@ -132,7 +185,7 @@ export async function saveDeviceState(
 ): Promise<SavedDeviceState> {
   const env = options.env ?? process.env;
   const dir = stateDirFor(device.serial, env);
-  if (options.freshDevice === true) await rm(dir, { recursive: true, force: true });
+  if (options.freshDevice === true) await removeSavedState(dir);
   if (await readSavedState(device.serial, env)) {
     throw new DedupVerifyError(
       ErrorCode.Restore,
@@ -140,7 +193,7 @@ export async function saveDeviceState(
     );
   }
   await mkdir(dir, { recursive: true });
-  const backupDir = join(dir, 'backup');
+  const backupDir = join(dir, BACKUP_DIR);
   await rm(backupDir, { recursive: true, force: true });
   await mkdir(backupDir, { recursive: true });
   // Reads that do not depend on each other, opened at once; the package info before the backup
@@ -255,7 +308,11 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
       await sendBroadcast(device, { action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', pkg: state.pkg, includeStoppedPackages: true });
     });
   }
-  if (problems.length === 0) await rm(stateDirFor(state.serial, env), { recursive: true, force: true });
+  if (problems.length === 0) {
+    await removeSavedState(stateDirFor(state.serial, env));
+    const legacy = await readLegacyState(state.serial, env);
+    if (legacy !== null) await removeSavedState(legacy.dir);
+  }
   return { problems };
 }
 

@@ -177,7 +177,7 @@ async function runOnDevice(
   const label = (item: WorkItem): string => `${item.scenario.name}${ctx.repeat > 1 ? `#${item.repeat}` : ''}`;
   try {
     device = await ctx.devices.open(serial);
-    const evidenceDir = ctx.out === undefined ? undefined : join(ctx.out, 'evidence', serial.replace(/[^A-Za-z0-9._-]/g, '_'));
+    const evidenceDir = ctx.out === undefined ? undefined : join(ctx.out, 'evidence', evidenceFolderName(serial));
     if (evidenceDir !== undefined) await mkdir(evidenceDir, { recursive: true });
     session = await DeviceSession.open({
       device,
@@ -264,4 +264,14 @@ export async function writeHistory(path: string, parts: readonly TrialHistory[])
   } finally {
     await recorder.close();
   }
+}
+
+/**
+ * The evidence folder of a serial under `--out DIR/evidence/`: characters other than letters,
+ * digits and `._-` as `_`, and a name of dots only (`.`, `..`, a serial adb may report) given a
+ * leading `_`, so no serial maps onto `evidence/` itself or the folder above it.
+ */
+export function evidenceFolderName(serial: string): string {
+  const name = serial.replace(/[^A-Za-z0-9._-]/g, '_');
+  return /^\.*$/.test(name) ? `_${name}` : name;
 }

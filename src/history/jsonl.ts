@@ -3,7 +3,7 @@
  * a file stream) so a history of millions of events is checked in bounded memory; every problem
  * names the file, the line and the fix.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { constants as fsConstants, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
@@ -22,6 +22,8 @@ function describeFsError(e: unknown): string {
       return 'permission denied';
     case 'EISDIR':
       return 'it is a directory';
+    case 'ELOOP':
+      return 'it is a symbolic link, which the recorder does not write through';
     default:
       return e instanceof Error ? e.message : String(e);
   }
@@ -154,19 +156,21 @@ export class HistoryRecorder implements HistorySink {
     });
   }
 
-  /** Opens (truncating, or appending with `append: true`) the file; throws HistoryError if it cannot. */
+  /**
+   * Opens (truncating, or appending with `append: true`) the file; throws HistoryError if it
+   * cannot. A symbolic link at `path` is not followed (O_NOFOLLOW: the open fails, ELOOP), so a
+   * history.jsonl planted as a link cannot make the recorder overwrite its target.
+   */
   static async open(path: string, options: { append?: boolean } = {}): Promise<HistoryRecorder> {
-    const stream = createWriteStream(path, { flags: options.append === true ? 'a' : 'w', encoding: 'utf8' });
-    await new Promise<void>((resolve, reject) => {
-      const onError = (e: Error): void => {
-        reject(new HistoryError(`cannot write history ${path}: ${describeFsError(e)}; check that the directory exists and is writable`, { path }, { cause: e }));
-      };
-      stream.once('error', onError);
-      stream.once('ready', () => {
-        stream.off('error', onError);
-        resolve();
-      });
-    });
+    const { O_WRONLY, O_CREAT, O_APPEND, O_TRUNC, O_NOFOLLOW } = fsConstants;
+    const flags = O_WRONLY | O_CREAT | O_NOFOLLOW | (options.append === true ? O_APPEND : O_TRUNC);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, flags, 0o644);
+    } catch (e) {
+      throw new HistoryError(`cannot write history ${path}: ${describeFsError(e)}; check that the directory exists and is writable`, { path }, { cause: e });
+    }
+    const stream = handle.createWriteStream({ encoding: 'utf8' });
     return new HistoryRecorder(path, stream);
   }
 

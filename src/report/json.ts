@@ -1,6 +1,7 @@
-/** report.json (docs/design.md §9): written whole, read back with a shape check. */
+/** report.json (docs/design.md §9): written whole, read back validated against its JSON Schema (report-schema.ts). */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { DedupVerifyError, ErrorCode } from '../errors.js';
+import { reportProblem } from './report-schema.js';
 import type { RunReport } from './types.js';
 
 export const REPORT_FILE = 'report.json';
@@ -9,29 +10,11 @@ export function renderJsonReport(report: RunReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-/** Writes report.json (through a temporary file, so a reader never sees half of it). */
+/** Writes report.json through a temporary file (created with O_EXCL, so a reader never sees half of it and a symbolic link at the name is replaced by the rename, never followed). */
 export async function writeJsonReport(path: string, report: RunReport): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, renderJsonReport(report), 'utf8');
+  await writeFile(tmp, renderJsonReport(report), { encoding: 'utf8', flag: 'wx' });
   await rename(tmp, path);
-}
-
-function problemOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return 'it is not a JSON object';
-  const r = value as Record<string, unknown>;
-  if (!['pass', 'fail', 'unknown'].includes(r['verdict'] as string)) return '"verdict" must be pass, fail or unknown';
-  if (typeof r['device'] !== 'string') return '"device" must be a string';
-  if (typeof r['app'] !== 'object' || r['app'] === null) return '"app" must be an object';
-  if (!Array.isArray(r['scenarios'])) return '"scenarios" must be an array';
-  for (const [i, s] of (r['scenarios'] as unknown[]).entries()) {
-    const sc = s as Record<string, unknown> | null;
-    if (typeof sc !== 'object' || sc === null) return `"scenarios[${i}]" must be an object`;
-    if (typeof sc['name'] !== 'string') return `"scenarios[${i}].name" must be a string`;
-    if (!['pass', 'fail', 'unknown', 'skipped'].includes(sc['verdict'] as string)) return `"scenarios[${i}].verdict" must be pass, fail, unknown or skipped`;
-    if (!Array.isArray(sc['anomalies'])) return `"scenarios[${i}].anomalies" must be an array`;
-    if (typeof sc['counts'] !== 'object' || sc['counts'] === null) return `"scenarios[${i}].counts" must be an object`;
-  }
-  return undefined;
 }
 
 /** Reads report.json back; throws DedupVerifyError naming the file and what is wrong. */
@@ -48,7 +31,7 @@ export async function readJsonReport(path: string): Promise<RunReport> {
   } catch (e) {
     throw new DedupVerifyError(ErrorCode.Usage, `report ${path} is not valid JSON (${e instanceof Error ? e.message : String(e)}); re-run with --out to write it again`, { cause: e });
   }
-  const problem = problemOf(value);
+  const problem = reportProblem(value);
   if (problem !== undefined) throw new DedupVerifyError(ErrorCode.Usage, `report ${path} is not a dedup-verify report: ${problem}`);
   return value as RunReport;
 }

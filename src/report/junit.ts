@@ -136,9 +136,9 @@ export function renderJunit(report: RunReport): string {
   ].join('\n');
 }
 
-/** Writes junit.xml (through a temporary file, so a reader never sees half of it). */
+/** Writes junit.xml through a temporary file (created with O_EXCL, so a reader never sees half of it and a symbolic link at the name is replaced by the rename, never followed). */
 export async function writeJunit(path: string, report: RunReport): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, renderJunit(report), 'utf8');
+  await writeFile(tmp, renderJunit(report), { encoding: 'utf8', flag: 'wx' });
   await rename(tmp, path);
 }

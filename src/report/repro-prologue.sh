@@ -4,6 +4,36 @@ say() { printf '\n== %s\n' "$*"; }
 watch() { printf '   >> watch: %s\n' "$*"; }
 die() { printf 'repro: %s\n' "$*" >&2; exit 1; }
 
+# adb for the device of SERIAL: a function, so a serial with spaces stays one argument.
+adb_dev() { adb -s "$SERIAL" "$@"; }
+ADB=adb_dev
+# A word quoted for the device's shell: adb shell joins its arguments with spaces and the
+# device's sh parses the line again, so a value read from the device goes there single-quoted.
+dev_quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+# A serial is one field of `adb devices` ("<serial>\t<state>" per line: adb's
+# host:devices answer, packages/modules/adb transport.cpp append_transport): no tab, no line
+# break, no control character, and not empty. Anything else is refused before adb is run.
+check_serial() {
+  [ -n "$1" ] || die "empty serial: pass the serial adb devices lists"
+  if [[ $1 =~ [[:cntrl:]] ]]; then die "the serial holds a control character: pass the serial adb devices lists"; fi
+}
+# A job id is a Java int (JobInfo.getId(), android/app/job/JobInfo.java): an optional minus and
+# digits, -2147483648 to 2147483647.
+check_job_id() {
+  [[ $1 =~ ^-?[0-9]{1,10}$ ]] && [ "$1" -ge -2147483648 ] && [ "$1" -le 2147483647 ] \
+    || die "job id \"$(printf '%q' "$1")\" is not an int: set JOB_ID to the job's id in dumpsys jobscheduler"
+}
+# A job namespace is any string JobScheduler.forNamespace accepts: trimmed, not empty (aosp-mirror/
+# platform_frameworks_base apex/jobscheduler/framework/java/android/app/job/JobScheduler.java
+# @0b70d33a, forNamespace and sanitizeNamespace); it may hold shell characters, so it only ever
+# reaches the device through dev_quote. A control character or surrounding blanks are refused.
+check_namespace() {
+  [ -z "$1" ] && return 0
+  if [[ $1 =~ [[:cntrl:]] || $1 =~ ^[[:space:]] || $1 =~ [[:space:]]$ ]]; then
+    die "job namespace \"$(printf '%q' "$1")\" is not one JobScheduler.forNamespace gives: set JOB_NAMESPACE to the one in dumpsys jobscheduler"
+  fi
+}
+
 SERVER_PID=""
 ORIG_REVERSE=""
 REVERSE_SET=""
@@ -20,8 +50,62 @@ cleanup() {
     $ADB shell cmd alarm set-time "$(( $(date +%s) * 1000 + CLOCK_OFFSET_MS ))" >/dev/null 2>&1
   fi
   if [ -n "$ORIG_AUTO_TIME" ]; then $ADB shell settings put global auto_time "$ORIG_AUTO_TIME" >/dev/null 2>&1; fi
-  rm -rf "$WORK"
-  echo "repro: device clock, auto_time and reverse rule put back; serve-feed stopped."
+  local data=""
+  if [ -n "$APP_DATA_SAVED" ]; then
+    if restore_app_data; then data=", the app's data"; else echo "repro: the app's data could not all be put back; its copy is in $WORK/appdata (kept)" >&2; APP_DATA_SAVED=keep; fi
+  fi
+  [ "$APP_DATA_SAVED" = keep ] || rm -rf "$WORK"
+  echo "repro: device clock, auto_time${data} and reverse rule put back; serve-feed stopped."
+}
+
+# The app's data directory but cache/ and code_cache/ (which Android may clear at any time,
+# Context.getCacheDir), as src/android/app-data.ts saves it for a run: listed with
+# `run-as PKG ls -lRA .` (toybox ls: a "DIR:" line, then "MODE LINKS USER GROUP SIZE DATE TIME
+# NAME" per entry), each regular file copied with `run-as PKG cat` over `adb shell` (without a
+# terminal, adb's shell protocol passes stdout through unchanged). The script replays writes to
+# the app's database, `pm clear` (RESET=1, or a recorded clear) and runs that store rows: on exit
+# the directory is put back from this copy (the files' modes are not kept; a name with a blank
+# is left out and named). adb reads its standard input, so inside a loop over a list each adb
+# is given /dev/null or its file.
+APP_DATA_SAVED=""
+app_tree() {
+  $ADB shell run-as "$PKG" ls -lRA . | tr -d '\r' | awk '
+    /^\.(\/.*)?:$/ { dir = substr($0, 1, length($0) - 1); sub(/^\.\/?/, "", dir); next }
+    NF < 8 || /^total / { next }
+    {
+      name = $8; for (i = 9; i <= NF; i++) name = name " " $i
+      path = (dir == "" ? name : dir "/" name); top = path; sub(/\/.*/, "", top)
+      if (top == "cache" || top == "code_cache") next
+      t = substr($1, 1, 1)
+      if (t == "d") print "d " path; else if (t == "-") print "f " path
+    }'
+}
+save_app_data() {
+  local kind path
+  mkdir -p "$WORK/appdata"
+  app_tree >"$WORK/appdata.list" || { echo "   note: run-as $PKG ls failed: the app's data will not be put back on exit"; return 0; }
+  while IFS=' ' read -r kind path; do
+    if [[ $path == *' '* ]]; then echo "   note: \"$path\" has a blank in its name and is not saved"; continue; fi
+    if [ "$kind" = d ]; then mkdir -p "$WORK/appdata/$path"
+    else $ADB shell run-as "$PKG" cat "$(dev_quote "$path")" >"$WORK/appdata/$path" </dev/null; fi
+  done <"$WORK/appdata.list"
+  APP_DATA_SAVED=1
+}
+restore_app_data() {
+  local kind path mode name ok=0
+  $ADB shell am force-stop "$PKG" >/dev/null 2>&1 || ok=1
+  # What the data directory holds now, at its top (links, such as lib, and the disposable dirs stay).
+  while read -r mode _ _ _ _ _ _ name; do
+    case "$mode" in d*|-*) ;; *) continue ;; esac
+    case "$name" in cache|code_cache|'') continue ;; esac
+    $ADB shell run-as "$PKG" rm -rf "$(dev_quote "$name")" >/dev/null 2>&1 </dev/null || ok=1
+  done < <($ADB shell run-as "$PKG" ls -lA . | tr -d '\r' | grep -v '^total ')
+  while IFS=' ' read -r kind path; do
+    [[ $path == *' '* ]] && continue
+    if [ "$kind" = d ]; then $ADB shell run-as "$PKG" mkdir -p "$(dev_quote "$path")" >/dev/null 2>&1 </dev/null || ok=1
+    else $ADB shell run-as "$PKG" sh -c "$(dev_quote "cat > $(dev_quote "$path")")" <"$WORK/appdata/$path" >/dev/null 2>&1 || ok=1; fi
+  done <"$WORK/appdata.list"
+  return "$ok"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -116,7 +200,10 @@ set_clock() { $ADB shell cmd alarm set-time "$1" >/dev/null; }
 # Set JOB_ID (and JOB_NAMESPACE) to skip the lookup.
 find_job() {
   JOB=""; JOB_NS=""
-  if [ -n "${JOB_ID:-}" ]; then JOB=$JOB_ID; JOB_NS=${JOB_NAMESPACE:-}; return 0; fi
+  if [ -n "${JOB_ID:-}" ]; then
+    check_job_id "$JOB_ID"; check_namespace "${JOB_NAMESPACE:-}"
+    JOB=$JOB_ID; JOB_NS=${JOB_NAMESPACE:-}; return 0
+  fi
   local refs
   refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\r' | job_refs "$PKG" | sort -u || true)
   local count
@@ -129,6 +216,7 @@ find_job() {
   JOB=${refs%% *}
   JOB_NS=${refs#* }
   [ "$JOB_NS" != "$refs" ] || JOB_NS=""
+  check_job_id "$JOB"; check_namespace "$JOB_NS"
 }
 # "<job id> <namespace>" of each JOB line on stdin whose battery name, less "#<trace tag>#" and
 # "@<namespace>@", is exactly $1/androidx.work.impl.background.systemjob.SystemJobService (a
@@ -163,7 +251,9 @@ begin_run() {
   LOG_LINES_BEFORE=$(wc -l <"$WORK/serve-feed.log")
   find_job || { wait_job; find_job; }
   echo "job $JOB${JOB_NS:+ in namespace $JOB_NS} of $PKG"
-  $ADB shell cmd jobscheduler run -f ${JOB_NS:+-n "$JOB_NS"} "$PKG" "$JOB"
+  # The namespace came from the device: quoted for the device's shell as well as for this one.
+  if [ -n "$JOB_NS" ]; then $ADB shell cmd jobscheduler run -f -n "$(dev_quote "$JOB_NS")" "$PKG" "$JOB"
+  else $ADB shell cmd jobscheduler run -f "$PKG" "$JOB"; fi
 }
 # logcat (without -d) prints the whole buffer, then each line as it is logged: the result lines
 # it streams are the ones result_count counted, then the new ones.

@@ -18,7 +18,9 @@
  * waits for WorkManager's result line instead of sleeping, prints the app's
  * `notification_enqueue` lines after each run, and says at each run what to watch for. Steps
  * serve-feed cannot replay (a held request, an injected status) become comments with the manual
- * alternative. On exit it puts back auto_time, the clock and the reverse rule. Its helpers are
+ * alternative. On exit it puts back auto_time, the clock, the reverse rule and the app's data
+ * directory (saved through run-as at the start). Values it reads from the device (the job id
+ * and namespace, the app's pid) are checked and quoted for the device's shell. Its helpers are
  * the shell file `repro-prologue.sh` beside this module, read when a script is first rendered.
  *
  * `renderReproScript` is pure but for that one read; `writeReproScripts` writes the files
@@ -287,7 +289,7 @@ export function renderReproScript(input: ReproInput): ReproScript {
   out.comment('             WAIT_S  deadline of each wait in seconds (default 60)');
   out.comment('             KILL_AT  request (default) or enter: when to kill at a kill point (see those steps)');
   out.comment('             RESET=1  first clear the app data with the clock before the recorded values (see below)');
-  out.comment('Needs: adb, dedup-verify, a debuggable build of the app installed; changes the clock and auto_time (put back on exit).');
+  out.comment("Needs: adb, dedup-verify, a debuggable build of the app installed; changes the clock, auto_time and the app's data (put back on exit).");
   out.comment('');
   out.comment('The clock values are the recorded ones (absolute). WorkManager refuses a periodic run before');
   out.comment("last_enqueue_time + interval, so on a device whose app was scheduled later than those values the runs are");
@@ -302,7 +304,6 @@ export function renderReproScript(input: ReproInput): ReproScript {
   out.blank();
   out.line(`SERIAL=\${1:?usage: ${scriptName} SERIAL [HOST_PORT]}`);
   out.line(`PORT=\${2:-${input.feedDevicePort}}`);
-  out.line('ADB="adb -s $SERIAL"');
   out.line(`PKG=${quoteBash(input.pkg)}`);
   out.line(`DEVICE_PORT=${input.feedDevicePort}`);
   out.line('HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"');
@@ -311,12 +312,15 @@ export function renderReproScript(input: ReproInput): ReproScript {
   out.line('WORK="$(mktemp -d)"');
   out.line('FEED="$WORK/feed.xml"');
   out.line(reproPrologue());
+  out.line('check_serial "$SERIAL"');
   out.blank();
 
   out.line('say "device $SERIAL: saving auto_time and the clock offset"');
   out.line("$ADB get-state >/dev/null || die \"device $SERIAL is not reachable (adb devices)\"");
   out.line("ORIG_AUTO_TIME=$($ADB shell settings get global auto_time | tr -d '\\r')");
   out.line("CLOCK_OFFSET_MS=$(( ( $($ADB shell date +%s | tr -d '\\r') - $(date +%s) ) * 1000 ))");
+  out.line('say "device $SERIAL: saving the app\'s data (put back on exit)"');
+  out.line('save_app_data');
   out.comment('The clock is moved by hand below: stop network time from moving it back.');
   out.line('$ADB shell settings put global auto_time 0');
   out.line('start_server');
@@ -613,7 +617,7 @@ export async function writeReproScripts(dir: string, inputs: readonly ReproInput
 
 async function writeAtomically(path: string, content: string | Buffer, mode: number): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, content, typeof content === 'string' ? { encoding: 'utf8', mode } : { mode });
+  await writeFile(tmp, content, typeof content === 'string' ? { encoding: 'utf8', mode, flag: 'wx' } : { mode, flag: 'wx' });
   await chmod(tmp, mode);
   await rename(tmp, path);
 }

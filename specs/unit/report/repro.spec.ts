@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quoteBash, renderReproScript, reproPrologue, reproProloguePaths, writeReproScripts, type ReproInput } from '../../../src/report/repro.js';
@@ -148,9 +149,13 @@ describe('repro scripts', () => {
       'set -euo pipefail',
       'SERIAL=${1:?usage: repro/kill-mid-run.sh SERIAL [HOST_PORT]}',
       'PORT=${2:-8765}',
-      'ADB="adb -s $SERIAL"',
       'PKG=com.example.feednotifier',
+      'DEVICE_PORT=8765',
     ]);
+    // adb is a function, so a serial with spaces stays one argument; the serial is checked first.
+    expect(script).to.include('adb_dev() { adb -s "$SERIAL" "$@"; }\nADB=adb_dev\n');
+    expect(script).to.include('\ncheck_serial "$SERIAL"\n');
+    expect(script).not.to.include('ADB="adb -s $SERIAL"');
     expect(script).to.include('$DV serve-feed --port "$PORT" --file "$FEED" >>"$WORK/serve-feed.log" 2>&1 &');
     expect(script).to.include('$ADB reverse "tcp:$DEVICE_PORT" "tcp:$PORT" >/dev/null');
     expect(script).to.include('DEVICE_PORT=8765');
@@ -165,6 +170,7 @@ describe('repro scripts', () => {
       '$ADB get-state >/dev/null || die "device $SERIAL is not reachable (adb devices)"',
       "ORIG_AUTO_TIME=$($ADB shell settings get global auto_time | tr -d '\\r')",
       "CLOCK_OFFSET_MS=$(( ( $($ADB shell date +%s | tr -d '\\r') - $(date +%s) ) * 1000 ))",
+      'save_app_data',
       '$ADB shell settings put global auto_time 0',
       'start_server',
       'if [ "${RESET:-0}" = 1 ]; then',
@@ -242,7 +248,7 @@ describe('repro scripts', () => {
 
   it('looks the job id up on the device before each forced run, with -n only when the job has a namespace', () => {
     expect(script).to.include(`refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\\r'`);
-    expect(script).to.include(`$ADB shell cmd jobscheduler run -f \${JOB_NS:+-n "$JOB_NS"} "$PKG" "$JOB"`);
+    expect(script).to.include(`if [ -n "$JOB_NS" ]; then $ADB shell cmd jobscheduler run -f -n "$(dev_quote "$JOB_NS")" "$PKG" "$JOB"`);
     // find_job runs in begin_run, before its run command.
     const beginRun = /^begin_run\(\) \{\n[\s\S]*?^\}$/m.exec(script)?.[0] ?? '';
     expect(beginRun.indexOf('  find_job || { wait_job; find_job; }')).to.be.greaterThan(0);
@@ -267,13 +273,15 @@ describe('repro scripts', () => {
     expect(miss.stdout, miss.stderr).to.equal('miss rc=1\nafter\n');
   });
 
+  /** The shell function `name` of the script, as written. */
+  const fn = (name: string): string => {
+    const m = new RegExp(`^${name}\\(\\) \\{(?:.*\\}$|[\\s\\S]*?^\\})`, 'm').exec(script);
+    if (m === null) throw new Error(`no ${name}() in the script`);
+    return m[0];
+  };
+
   describe('find_job (the job lookup of the script, run by bash on a recorded dump)', () => {
     const WM = 'androidx.work.impl.background.systemjob.SystemJobService';
-    const fn = (name: string): string => {
-      const m = new RegExp(`^${name}\\(\\) \\{(?:.*\\}$|[\\s\\S]*?^\\})`, 'm').exec(script);
-      if (m === null) throw new Error(`no ${name}() in the script`);
-      return m[0];
-    };
     /** Runs find_job with $ADB printing `dump` (CRLF, as adb shell does) for any command. */
     const findJob = (dump: string) => {
       const body = [
@@ -282,6 +290,8 @@ describe('repro scripts', () => {
         `fake_adb() { printf '%s' ${quoteBash(dump.replace(/\n/g, '\r\n'))}; }`,
         'ADB=fake_adb',
         fn('die'),
+        fn('check_job_id'),
+        fn('check_namespace'),
         fn('find_job'),
         fn('job_refs'),
         'if find_job; then echo "job=$JOB ns=$JOB_NS"; else echo "none rc=$?"; fi',
@@ -318,6 +328,62 @@ describe('repro scripts', () => {
       expect(r.status).to.equal(1);
       expect(r.stdout).to.equal('');
       expect(r.stderr).to.equal(`repro: 2 WorkManager jobs of ${PKG} (id namespace):\n0 \n4 \nrepro: set JOB_ID (and JOB_NAMESPACE) to the periodic work's job (WorkManager's SystemIdInfo.system_id)\n`);
+    });
+  });
+
+  describe('values read from the device (run by bash, with an adb that runs the device command line through sh, as adbd does)', () => {
+    const WM = 'androidx.work.impl.background.systemjob.SystemJobService';
+    /**
+     * begin_run against a device whose dumpsys prints `dump`: `shell ARGS` joins ARGS with spaces
+     * and runs the line with sh (adbd's shell service), so what the device's shell would run is
+     * run here, in a scratch folder; a file `pwned` there means a value was executed.
+     */
+    const beginRun = (dump: string, env: Record<string, string> = {}) => {
+      const dir = mkdtempSync(join(tmpdir(), 'dv-repro-dev-'));
+      const body = [
+        'set -euo pipefail',
+        `PKG=${PKG}`,
+        `cd ${quoteBash(dir)}`,
+        `adb_dev() { if [ "$1" = shell ] && [ "$2" = dumpsys ]; then printf '%s' ${quoteBash(dump.replace(/\n/g, '\r\n'))}; return; fi; shift; sh -c "printf '<%s>' $*"; }`,
+        'ADB=adb_dev',
+        'result_count() { echo 0; }; post_count() { echo 0; }; WORK=.; : >serve-feed.log',
+        ...['die', 'dev_quote', 'check_job_id', 'check_namespace', 'find_job', 'job_refs', 'has_job', 'wait_job', 'begin_run'].map(fn),
+        'begin_run',
+      ].join('\n');
+      const r = spawnSync('bash', ['-c', body], { encoding: 'utf8', env: { ...process.env, ...env } });
+      const pwned = readdirSync(dir).includes('pwned');
+      rmSync(dir, { recursive: true, force: true });
+      return { ...r, pwned };
+    };
+
+    it('a namespace with $(…) reaches the device shell as one quoted word and runs nothing', () => {
+      const ns = 'androidx.work.systemjobscheduler$(touch${IFS}pwned)';
+      const r = beginRun(`  JOB ${ns}:u0a190/3: 8c4f1d2 @${ns}@${PKG}/${WM}\n`);
+      expect(r.pwned, r.stderr).to.equal(false);
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.include(`<cmd><jobscheduler><run><-f><-n><${ns}><${PKG}><3>`);
+      // The same through JOB_NAMESPACE.
+      const env = beginRun('', { JOB_ID: '3', JOB_NAMESPACE: "x';touch pwned;'" });
+      expect(env.pwned).to.equal(false);
+      expect(env.stdout).to.include(`<-n><x';touch pwned;'><${PKG}><3>`);
+    });
+
+    it('a job id that is not a Java int, or a namespace with a control character, stops the script', () => {
+      const big = beginRun('', { JOB_ID: '2147483648' });
+      expect([big.status, big.stderr]).to.deep.equal([1, 'repro: job id "2147483648" is not an int: set JOB_ID to the job\'s id in dumpsys jobscheduler\n']);
+      const word = beginRun('', { JOB_ID: '3;touch pwned' });
+      expect([word.status, word.pwned]).to.deep.equal([1, false]);
+      const ctl = beginRun('', { JOB_ID: '3', JOB_NAMESPACE: 'ns\u001b[2J' });
+      expect(ctl.status).to.equal(1);
+      expect(ctl.stderr).to.equal(`repro: job namespace "$'ns\\E[2J'" is not one JobScheduler.forNamespace gives: set JOB_NAMESPACE to the one in dumpsys jobscheduler\n`);
+    });
+
+    it('a serial with spaces stays one argument of adb -s; an empty one or one with a control character is refused', () => {
+      const run = (serial: string) =>
+        spawnSync('bash', ['-c', [`SERIAL=${quoteBash(serial)}`, 'adb() { printf "<%s>" "$@"; }', fn('die'), fn('adb_dev'), fn('check_serial'), 'check_serial "$SERIAL"', 'ADB=adb_dev', '$ADB shell true'].join('\n')], { encoding: 'utf8' });
+      expect(run('my phone 1').stdout).to.equal('<-s><my phone 1><shell><true>');
+      expect(run('').stderr).to.equal('repro: empty serial: pass the serial adb devices lists\n');
+      expect(run('a\tb').status).to.equal(1);
     });
   });
 

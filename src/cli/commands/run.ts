@@ -43,6 +43,8 @@ export interface RunOptions {
   adbHost: string;
   adbPort?: number;
   out?: string;
+  /** `--force`: write into an --out folder that holds files dedup-verify did not write (they are kept). */
+  force: boolean;
   json: boolean;
   /** `--appium URL`: every device through an Appium session (run-appium.ts); `--caps`: its capabilities. */
   appium?: string;
@@ -61,6 +63,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
     infraRetries: typeof opts['infraRetries'] === 'number' ? opts['infraRetries'] : 0,
     adbHost: typeof opts['adbHost'] === 'string' ? opts['adbHost'] : '127.0.0.1',
     json: opts['json'] === true,
+    force: opts['force'] === true,
   };
   if (typeof opts['config'] === 'string') o.config = opts['config'];
   if (typeof opts['api'] === 'number') o.api = opts['api'];
@@ -71,6 +74,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (typeof opts['appium'] === 'string') o.appium = opts['appium'];
   if (typeof opts['caps'] === 'string') o.caps = opts['caps'];
   if (o.repeat < 1) throw new UsageError(`--repeat takes a number of at least 1 (got ${o.repeat}).`);
+  if (o.force && o.out === undefined) throw new UsageError('--force lets run write into an --out folder holding files it did not write: use it with --out DIR.');
   if (o.infraRetries < 0) throw new UsageError(`--infra-retries takes 0 or more (got ${o.infraRetries}).`);
   const targets = [o.virtual, o.allDevices, o.device.length > 0].filter(Boolean).length;
   if (targets > 1) throw new UsageError('Use one of --virtual, --all-devices or --device SERIAL.');
@@ -123,7 +127,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
   const t0 = performance.now();
   const progress = (text: string): void => io.stderr(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${text}\n`);
   const out = o.out === undefined ? undefined : resolve(o.out);
-  if (out !== undefined && o.out !== undefined) await prepareOutputDirectory(out, o.out);
+  const outDir = out !== undefined && o.out !== undefined ? await prepareOutputDirectory(out, o.out, o.force) : undefined;
   await appium?.check({ host: o.adbHost, port: o.adbPort ?? defaultAdbPort() }, progress);
 
   const stop = new AbortController();
@@ -185,6 +189,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await resolver.close();
+    await outDir?.finish();
   }
 }
 

@@ -85,7 +85,7 @@ function renderHeader(report: RunReport): string {
     `<header${attrs({ class: `page v-${report.verdict}` })}>`,
     `<div class="title-row"><span${attrs({ class: `verdict-big v-${report.verdict}` })}>${escapeHtml(report.verdict.toUpperCase())}</span>`,
     `<h1>dedup-verify: <code>${escapeHtml(app.package)}</code>${version !== '' ? ` <span class="muted">${escapeHtml(version)}</span>` : ''}</h1></div>`,
-    `<p class="summary-line">${escapeHtml(plural(cases.length, 'scenario'))}: ${by('pass')} pass, ${by('fail')} fail, ${by('unknown')} unknown, ${by('skipped')} skipped` +
+    `<p class="summary-line">${escapeHtml(plural(cases.length, 'scenario'))}: ${escapeHtml(by('pass'))} pass, ${escapeHtml(by('fail'))} fail, ${escapeHtml(by('unknown'))} unknown, ${escapeHtml(by('skipped'))} skipped` +
       `${anomalyWords.length > 0 ? ` — <b>${escapeHtml(anomalyWords.join(', '))}</b>` : ''}</p>`,
     '<dl class="facts">',
     `<dt>${devices.length === 1 ? 'device' : 'devices'}</dt><dd>${deviceList}</dd>`,
@@ -104,11 +104,11 @@ function renderVerdictTable(report: RunReport, model: ReportModel): string {
   const cases = collapseScenarios(report.scenarios);
   const multi = new Set(cases.map((c) => c.device)).size > 1;
   const sectionOf = new Map(model.sections.map((s) => [JSON.stringify([s.name, s.device]), s.id]));
-  const num = (n: number, bad: boolean): string => `<td${attrs({ class: bad && n > 0 ? 'num bad' : 'num' })}>${n}</td>`;
+  const num = (n: number, bad: boolean): string => `<td${attrs({ class: bad && n > 0 ? 'num bad' : 'num' })}>${escapeHtml(n)}</td>`;
   const rows = cases.map((c) => {
     const id = sectionOf.get(JSON.stringify([c.name, c.device]));
     const trials = c.trials !== undefined && c.violations !== undefined
-      ? `${c.violations}/${c.trials}${c.interval95 ? ` <span class="muted">(95% ${formatPercent(c.interval95.low)}–${formatPercent(c.interval95.high)})</span>` : ''}${c.undecided !== undefined && c.undecided > 0 ? ` <span class="muted">+${c.undecided} undecided</span>` : ''}`
+      ? `${escapeHtml(c.violations)}/${escapeHtml(c.trials)}${c.interval95 ? ` <span class="muted">(95% ${escapeHtml(formatPercent(c.interval95.low))}–${escapeHtml(formatPercent(c.interval95.high))})</span>` : ''}${c.undecided !== undefined && c.undecided > 0 ? ` <span class="muted">+${escapeHtml(c.undecided)} undecided</span>` : ''}`
       : '';
     return (
       `<tr${attrs({ class: `row-${c.verdict}` })}><td>${id !== undefined ? `<a${attrs({ href: `#${id}` })}>${escapeHtml(c.name)}</a>` : escapeHtml(c.name)}</td>` +
@@ -133,8 +133,8 @@ function renderAggregate(report: RunReport): string {
   if (!aggregate || aggregate.length === 0 || !aggregate.some((a) => a.trials + a.undecided > 1)) return '';
   const rows = aggregate.map(
     (a) =>
-      `<tr${attrs({ class: `row-${a.verdict}` })}><td>${escapeHtml(a.name)}</td><td>${verdictBadge(a.verdict)}</td><td class="num">${a.violations}/${a.trials}${a.undecided > 0 ? ` <span class="muted">+${a.undecided} undecided</span>` : ''}</td>` +
-      `<td class="num">${formatPercent(a.interval95.low)}–${formatPercent(a.interval95.high)}</td><td class="num">${a.skipped}</td><td>${a.devices.map((d) => `<code>${escapeHtml(d)}</code>`).join(', ')}</td></tr>`,
+      `<tr${attrs({ class: `row-${a.verdict}` })}><td>${escapeHtml(a.name)}</td><td>${verdictBadge(a.verdict)}</td><td class="num">${escapeHtml(a.violations)}/${escapeHtml(a.trials)}${a.undecided > 0 ? ` <span class="muted">+${escapeHtml(a.undecided)} undecided</span>` : ''}</td>` +
+      `<td class="num">${escapeHtml(formatPercent(a.interval95.low))}–${escapeHtml(formatPercent(a.interval95.high))}</td><td class="num">${escapeHtml(a.skipped)}</td><td>${a.devices.map((d) => `<code>${escapeHtml(d)}</code>`).join(', ')}</td></tr>`,
   );
   return [
     '<h3>Per scenario, all devices and repeats</h3>',
@@ -191,7 +191,7 @@ function renderFindings(model: ReportModel, ids: ReadonlyMap<EntryView, EntryIds
         (effectOf(a.kind) === 'unknown' || a.undecided === true ? undecided : failing).push(line);
       }
       if (refs.length > shown.length) {
-        (entry.report.verdict === 'fail' ? failing : undecided).push(`<li><a${attrs({ href: `#${e.prefix}-anomalies` })}>${refs.length - shown.length} more in ${escapeHtml(where)}</a></li>`);
+        (entry.report.verdict === 'fail' ? failing : undecided).push(`<li><a${attrs({ href: `#${e.prefix}-anomalies` })}>${escapeHtml(refs.length - shown.length)} more in ${escapeHtml(where)}</a></li>`);
       }
       if (entry.report.verdict === 'unknown' && entry.report.error !== undefined) {
         undecided.push(`<li><a${attrs({ href: `#${e.prefix}` })}>${escapeHtml(where)}</a>: ${escapeHtml(entry.report.error)}</li>`);
@@ -220,21 +220,21 @@ function renderAnomaly(ref: AnomalyRef, prefix: string, entry: EntryView, view: 
     const outcome = column?.outcome;
     const text = `run ${r}`;
     const badge = outcome !== undefined && outcome !== 'success' ? ` ${verdictBadge(outcome)}` : '';
-    return view?.listedRuns.has(r) ? `<a${attrs({ href: `#${prefix}-run${r}` })}>${text}</a>${badge}` : `${text}${badge}`;
+    return view?.listedRuns.has(r) ? `<a${attrs({ href: `#${prefix}-run${r}` })}>${escapeHtml(text)}</a>${badge}` : `${escapeHtml(text)}${badge}`;
   });
   const head = [
     `<span${attrs({ class: `badge b-${informational ? (a.tolerated === true ? 'tolerated' : 'other') : a.kind}` })}>${escapeHtml(a.kind)}${a.tolerated === true ? ' (tolerated)' : ''}</span>`,
     a.kind === 'refused-run' && a.item === '' ? '' : `<span class="a-item">${escapeHtml(a.item === '' ? '(no link)' : a.item)}</span>`,
     runLinks.length > 0 ? `<span class="nowrap">${runLinks.join(', ')}</span>` : '',
-    a.epoch !== undefined ? `<span class="muted">epoch ${a.epoch}</span>` : '',
-    a.trial !== undefined && entry.trial === undefined ? `<span class="muted">trial ${a.trial}</span>` : '',
+    a.epoch !== undefined ? `<span class="muted">epoch ${escapeHtml(a.epoch)}</span>` : '',
+    a.trial !== undefined && entry.trial === undefined ? `<span class="muted">trial ${escapeHtml(a.trial)}</span>` : '',
   ].filter((s) => s !== '');
 
   const story = segment && a.item !== '' ? itemStory(segment, a.item, options.maxEvidenceLines) : { lines: [], more: 0 };
   const storyHtml = story.lines.length > 0
     ? `<h4>What the history shows</h4><ul class="story">${story.lines
-        .map((l) => `<li>${view?.listedRuns.has(l.run) ? `<a${attrs({ href: `#${prefix}-run${l.run}` })}>run ${l.run}</a>` : `run ${l.run}`} ${verdictBadge(l.outcome ?? 'running')}: ${escapeHtml(l.what)}</li>`)
-        .join('')}${story.more > 0 ? `<li class="muted">… ${story.more} more runs</li>` : ''}</ul>`
+        .map((l) => `<li>${view?.listedRuns.has(l.run) ? `<a${attrs({ href: `#${prefix}-run${l.run}` })}>run ${escapeHtml(l.run)}</a>` : `run ${escapeHtml(l.run)}`} ${verdictBadge(l.outcome ?? 'running')}: ${escapeHtml(l.what)}</li>`)
+        .join('')}${story.more > 0 ? `<li class="muted">… ${escapeHtml(story.more)} more runs</li>` : ''}</ul>`
     : '';
 
   const reading = segment && a.item !== '' ? readingOf(segment, a) : '';
@@ -244,7 +244,7 @@ function renderAnomaly(ref: AnomalyRef, prefix: string, entry: EntryView, view: 
   const blocks: string[] = [];
   const own = (a.evidence ?? []).slice(0, options.maxEvidenceLines);
   if (own.length > 0) blocks.push(own.map((l) => `<pre>${escapeHtml(l.trim())}</pre>`).join(''));
-  if ((a.evidence?.length ?? 0) > own.length) blocks.push(`<pre class="src">… ${(a.evidence?.length ?? 0) - own.length} more lines</pre>`);
+  if ((a.evidence?.length ?? 0) > own.length) blocks.push(`<pre class="src">… ${escapeHtml((a.evidence?.length ?? 0) - own.length)} more lines</pre>`);
   for (const r of runs) {
     const column = segment ? findRun(segment, r) : undefined;
     if (!column || column.outcome === 'success' || column.outcome === undefined) continue;
@@ -294,20 +294,20 @@ function renderEntry(section: SectionView, entry: EntryView, ids: EntryIds, opti
   const view = entry.segment ? renderTimeline(prefix, entry.segment, refs, options) : undefined;
   const out: string[] = [`<div${attrs({ class: 'entry', id: section.entries.length > 1 ? prefix : undefined })}>`];
   if (section.entries.length > 1) {
-    out.push(`<h3>trial ${entry.trial ?? ''} ${verdictBadge(entry.anomalies.some((a) => !isInformational(a) && a.kind !== 'refused-run') ? 'fail' : s.verdict)}</h3>`);
+    out.push(`<h3>trial ${escapeHtml(entry.trial ?? '')} ${verdictBadge(entry.anomalies.some((a) => !isInformational(a) && a.kind !== 'refused-run') ? 'fail' : s.verdict)}</h3>`);
   }
   const trials = describeTrials(s);
-  out.push(`<p class="muted">${escapeHtml(renderCounts(s))} · ${escapeHtml(formatDuration(s.durationMs))}${trials !== '' && section.entries.length === 1 ? ` · ${escapeHtml(trials)}` : ''}${s.attempts !== undefined && s.attempts > 1 ? ` · ${s.attempts} attempts` : ''}</p>`);
+  out.push(`<p class="muted">${escapeHtml(renderCounts(s))} · ${escapeHtml(formatDuration(s.durationMs))}${trials !== '' && section.entries.length === 1 ? ` · ${escapeHtml(trials)}` : ''}${s.attempts !== undefined && s.attempts > 1 ? ` · ${escapeHtml(s.attempts)} attempts` : ''}</p>`);
   if (s.error !== undefined) out.push(`<div class="error-box"><b>${s.verdict === 'skipped' ? 'skipped' : 'could not decide'}:</b> ${escapeHtml(s.error)}</div>`);
 
   out.push('<h3>Timeline</h3>');
   if (view) out.push(view.html);
-  else out.push(`<p class="muted">No history segment for ${escapeHtml(section.name)} on ${escapeHtml(section.device)}${entry.trial !== undefined ? ` (trial ${entry.trial})` : ''} in ${HISTORY_FILE}.</p>`);
+  else out.push(`<p class="muted">No history segment for ${escapeHtml(section.name)} on ${escapeHtml(section.device)}${entry.trial !== undefined ? ` (trial ${escapeHtml(entry.trial)})` : ''} in ${HISTORY_FILE}.</p>`);
 
-  out.push(`<h3${attrs({ id: `${prefix}-anomalies` })}>Anomalies (${refs.length}${entry.anomalies.length > refs.length ? ` of ${entry.anomalies.length}` : ''})</h3>`);
+  out.push(`<h3${attrs({ id: `${prefix}-anomalies` })}>Anomalies (${escapeHtml(refs.length)}${entry.anomalies.length > refs.length ? ` of ${escapeHtml(entry.anomalies.length)}` : ''})</h3>`);
   if (refs.length === 0) out.push('<p class="muted">None.</p>');
   else out.push(`<ol class="anomalies">${refs.map((r) => renderAnomaly(r, prefix, entry, view, options)).join('\n')}</ol>`);
-  if (entry.anomalies.length > refs.length) out.push(`<p class="caps-note">${entry.anomalies.length - refs.length} more anomalies not listed (at most ${options.maxAnomalies}); report.json has them all.</p>`);
+  if (entry.anomalies.length > refs.length) out.push(`<p class="caps-note">${escapeHtml(entry.anomalies.length - refs.length)} more anomalies not listed (at most ${escapeHtml(options.maxAnomalies)}); report.json has them all.</p>`);
 
   if (view) {
     out.push('<h3>Runs</h3>');
@@ -333,7 +333,7 @@ function renderSection(section: SectionView, ids: ReadonlyMap<EntryView, EntryId
   return [
     `<section${attrs({ class: `scenario v-${verdict}`, id: section.id, 'aria-labelledby': `${section.id}-h` })}>`,
     `<div class="s-head"><h2${attrs({ id: `${section.id}-h` })}>${escapeHtml(section.name)}</h2> ${verdictBadge(verdict)} <span>on <code>${escapeHtml(section.device)}</code></span>` +
-      `${section.entries.length > 1 ? ` <span class="muted">${section.entries.length} trials</span>` : ''}</div>`,
+      `${section.entries.length > 1 ? ` <span class="muted">${escapeHtml(section.entries.length)} trials</span>` : ''}</div>`,
     '<div class="s-body">',
     ...section.entries.map((entry) => {
       const e = ids.get(entry);
@@ -433,6 +433,6 @@ export async function writeHtmlReport(dir: string, report: RunReport, options: W
   const html = renderHtmlFromModel(report, builder.finish(), { ...options, ...(problem !== undefined ? { historyProblem: problem } : {}) });
   const path = join(dir, HTML_REPORT_FILE);
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, html, 'utf8');
+  await writeFile(tmp, html, { encoding: 'utf8', flag: 'wx' });
   await rename(tmp, path);
 }

@@ -344,7 +344,7 @@ function systemRows(segment: Segment): SystemRow[] {
           const ok = f.status >= 200 && f.status <= 299;
           return `<span${attrs({ class: `badge ${ok ? 'b-success' : f.status === 0 ? 'b-refused' : 'b-retry'}` })}>${escapeHtml(describeFetch(f))}</span>`;
         });
-        if (c.moreFetches > 0) chips.push(`<span class="muted">+${c.moreFetches}</span>`);
+        if (c.moreFetches > 0) chips.push(`<span class="muted">+${escapeHtml(c.moreFetches)}</span>`);
         return chips.length > 0 ? chips.join('<br>') : '<span class="muted">none</span>';
       },
     },
@@ -470,7 +470,7 @@ export function renderTimeline(prefix: string, segment: Segment, anomalies: read
   const anyFailingLane = lanes.some((l) => (refsByItem.get(l.item) ?? []).some((a) => !isInformational(a.anomaly)));
   const html = [
     `<div class="timeline-block only-anomalous">`,
-    `<div class="tl-tools"><span class="muted">${runCount} ${runCount === 1 ? 'run' : 'runs'}, ${lanes.length} ${lanes.length === 1 ? 'item' : 'items'}${prefixText !== '' ? ` under <code>${escapeHtml(prefixText)}</code>` : ''}; ${segment.events} events</span>` +
+    `<div class="tl-tools"><span class="muted">${escapeHtml(runCount)} ${runCount === 1 ? 'run' : 'runs'}, ${escapeHtml(lanes.length)} ${lanes.length === 1 ? 'item' : 'items'}${prefixText !== '' ? ` under <code>${escapeHtml(prefixText)}</code>` : ''}; ${escapeHtml(segment.events)} events</span>` +
       (anyFailingLane ? `<label><input type="checkbox"> only items with anomalies</label>` : '') +
       `</div>`,
     ...notes.map((n) => `<p class="caps-note">Not everything is drawn: ${escapeHtml(n)}.</p>`),
@@ -514,20 +514,20 @@ function renderRuns(prefix: string, segment: Segment, drawn: ReadonlySet<number>
   let previous: RunColumn | undefined;
   const items = runs.map((c) => {
     const outcome = outcomeClass(c.outcome);
-    const parts: string[] = [`<b>run ${c.run}</b>`];
+    const parts: string[] = [`<b>run ${escapeHtml(c.run)}</b>`];
     if (c.deviceTime !== undefined) {
       const jump = previous?.deviceTime !== undefined ? ` (${c.deviceTime - previous.deviceTime >= 0 ? '+' : ''}${formatDuration(c.deviceTime - previous.deviceTime)})` : '';
       parts.push(`device clock ${escapeHtml(formatClockLong(c.deviceTime))}${escapeHtml(jump)}`);
     }
     parts.push(`<span${attrs({ class: `badge b-${outcome}` })}>${escapeHtml(c.outcome ?? 'unfinished')}</span>`);
     parts.push(c.fetches.length > 0 ? `fetch ${c.fetches.map((f) => escapeHtml(describeFetch(f))).join(', ')}` : 'no fetch');
-    parts.push(`${c.posts} posted${c.updates > 0 ? `, ${c.updates} updated` : ''}`);
-    parts.push(`${c.stored} ${c.stored === 1 ? 'row' : 'rows'} stored`);
-    if (c.shed > 0) parts.push(`${c.shed} shed`);
+    parts.push(escapeHtml(`${c.posts} posted${c.updates > 0 ? `, ${c.updates} updated` : ''}`));
+    parts.push(escapeHtml(`${c.stored} ${c.stored === 1 ? 'row' : 'rows'} stored`));
+    if (c.shed > 0) parts.push(escapeHtml(`${c.shed} shed`));
     previous = c;
     const evidence = c.evidence.length > 0
-      ? `<details${attrs({ open: c.outcome === 'killed' || c.outcome === 'refused' })}><summary>evidence (${c.evidence.length + c.moreEvidence} ${c.evidence.length + c.moreEvidence === 1 ? 'line' : 'lines'})</summary>` +
-        `<pre>${c.evidence.map(escapeHtml).join('\n')}${c.moreEvidence > 0 ? `\n… ${c.moreEvidence} more` : ''}</pre></details>`
+      ? `<details${attrs({ open: c.outcome === 'killed' || c.outcome === 'refused' })}><summary>evidence (${escapeHtml(c.evidence.length + c.moreEvidence)} ${c.evidence.length + c.moreEvidence === 1 ? 'line' : 'lines'})</summary>` +
+        `<pre>${c.evidence.map(escapeHtml).join('\n')}${c.moreEvidence > 0 ? `\n… ${escapeHtml(c.moreEvidence)} more` : ''}</pre></details>`
       : '';
     return `<li${attrs({ id: listed.has(c.run) ? `${prefix}-run${c.run}` : undefined, class: `o-${outcome}` })}>${parts.join(' · ')} <a${attrs({ href: `#${prefix}-c${c.id}`, class: 'muted' })}>timeline ↑</a>${evidence}</li>`;
   });
