@@ -179,6 +179,7 @@ function isNormalFinish(outcome: RunOutcome): boolean {
     case 'success':
     case 'retry':
     case 'failure':
+    case 'finished':
       return true;
     case 'killed':
     case 'refused':

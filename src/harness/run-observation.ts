@@ -6,7 +6,7 @@
  * this module only turns observations into events, so every event of a run comes from one place.
  */
 import type { JournalEntry, ReceiptEffect } from '../feed/fixture-server.js';
-import type { HistoryEvent, RunOutcome } from '../history/events.js';
+import type { HistoryEvent, OutcomeSource, RunOutcome } from '../history/events.js';
 import type { NotificationMatch } from '../config/types.js';
 import type { FeedItemIndex } from '../android/notification-mapping.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
@@ -114,9 +114,12 @@ export function observeJournal(entries: readonly JournalEntry[], effects: readon
 }
 
 /** The rows the run stored, and its end. */
-export function observeRunEnd(stored: readonly string[], t: number, window: RunWindow, outcome: RunOutcome, evidence: readonly string[]): HistoryEvent[] {
+export function observeRunEnd(stored: readonly string[], t: number, window: RunWindow, outcome: RunOutcome, evidence: readonly string[], outcomeFrom?: OutcomeSource): HistoryEvent[] {
   if (window.probe) return [];
-  return [...stored.map((item): HistoryEvent => ({ type: 'stored', t, run: window.run, item })), { type: 'run-finished', t, run: window.run, outcome, evidence: evidence.slice(-5) }];
+  return [
+    ...stored.map((item): HistoryEvent => ({ type: 'stored', t, run: window.run, item })),
+    { type: 'run-finished', t, run: window.run, outcome, ...(outcomeFrom !== undefined ? { outcomeFrom } : {}), evidence: evidence.slice(-5) },
+  ];
 }
 
 export function stripQuery(path: string): string {
