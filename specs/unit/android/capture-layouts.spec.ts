@@ -69,6 +69,11 @@ describe('pasted logcat layouts (doctor --capture)', () => {
     expect(jobs.notUnderstood[0]).to.match(/^\(none of its 2 line\(s\) is a record dedup-verify reads: expected JobScheduler's job lines, "JOB #u0a190\/7/);
     const log = understandFile('logcat-main.txt', 'these are not log lines\nat all\n');
     expect(log.notUnderstood).to.deep.equal(['these are not log lines', 'at all']);
+    // A dump that lists nothing is still that dump: its heading is understood.
+    const empty = understandFile('dumpsys-notification-noredact.txt', 'Current Notification Manager state:\n  mUseAttentionLight=false\n  mArchive=Archive (0 notifications)\n');
+    expect(empty).to.include({ kind: 'dumpsys-notification', understood: 1 });
+    expect(empty.notUnderstood).to.deep.equal([]);
+    expect(understandFile('dumpsys-jobscheduler-pkg.txt', 'Started users: [0]\nRegistered 0 jobs:\n\nPending queue:\n').notUnderstood).to.deep.equal([]);
     // Only logcat's own dividers: an empty buffer, nothing to say.
     expect(understandFile('logcat-events.txt', '--------- beginning of events\n')).to.include({ understood: 0 });
     expect(understandFile('logcat-events.txt', '--------- beginning of events\n').notUnderstood).to.deep.equal([]);
