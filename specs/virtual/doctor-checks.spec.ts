@@ -34,6 +34,8 @@ const CHECKS_BEFORE_PROBE = [
   'debuggable (run-as)',
   'notification permission',
   'periodic work scheduled',
+  'WorkManager log level',
+  'emulator',
   'clock can be set',
   'adb reverse carries a connection',
 ];
@@ -116,6 +118,34 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
     expect(await shell(d.serial, 'settings get global auto_time')).to.equal(autoTimeBefore);
   });
 
+  it('on a phone (--physical) says that moving the clock fires other apps\' alarms and time-change receivers, and run says it once before it moves the clock', async () => {
+    const d = await device({ physical: true });
+    expect(await shell(d.serial, 'getprop ro.product.model')).to.equal('Pixel 8');
+    expect(await shell(d.serial, 'getprop ro.kernel.qemu')).to.equal('');
+    const r = await doctor('--device', d.serial, '--json');
+    expect(r.code, r.out + r.err).to.equal(0);
+    const check = (JSON.parse(r.out) as { checks: (Check & { warning?: string })[] }).checks.find((c) => c.name === 'emulator');
+    expect(check?.ok).to.equal(true);
+    expect(check?.found).to.match(/^not an emulator .*RTC alarms.*TIME_SET\/TIME_CHANGED receivers.*restore puts the clock back but cannot undo/);
+    expect(check?.warning).to.be.a('string');
+    const run = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--scenario', 'back-to-back'], { env: { ANDROID_ADB_SERVER_PORT: String(adb.port), XDG_STATE_HOME: join(work, 'state') } });
+    expect(run.code, run.stderr).to.equal(0);
+    const warnings = run.stderr.split('\n').filter((l) => l.includes('not an emulator'));
+    expect(warnings).to.have.length(1);
+    expect(run.stderr.indexOf('not an emulator')).to.be.lessThan(run.stderr.indexOf('back-to-back'));
+  });
+
+  it('on an app whose WorkManager logs at WARN says so, and that results come from the workdb', async () => {
+    const d = await device({ appLogLevel: 'warn' });
+    const r = await doctor('--device', d.serial, '--json');
+    expect(r.code, r.out + r.err).to.equal(0);
+    const check = (JSON.parse(r.out) as { checks: (Check & { warning?: string })[] }).checks.find((c) => c.name === 'WorkManager log level');
+    expect(check?.found).to.match(/logs nothing at INFO .* minimum logging level above Log\.INFO, so results come from the workdb/);
+    const info = await device();
+    const atInfo = (JSON.parse((await doctor('--device', info.serial, '--json')).out) as { checks: Check[] }).checks.find((c) => c.name === 'WorkManager log level');
+    expect(atInfo?.found).to.match(/logs at INFO or below/);
+  });
+
   it('prints ok lines and a closing "Ready" line without --json', async () => {
     const d = await device({ apiLevel: 30 });
     const r = await doctor('--device', d.serial);
@@ -135,7 +165,7 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
     expect(fail, r.out).to.be.greaterThan(-1);
     expect(lines[fail + 1]).to.equal(`     fix: launch the app once so WorkManager creates its database and schedules the work: adb -s ${d.serial} shell am start -n ${PKG}/.MainActivity`);
     expect(lines.filter((l) => l.startsWith('FAIL'))).to.have.length(1);
-    expect(r.out).to.match(/1 check\(s\) failed: apply the fix shown under each FAIL/);
+    expect(r.out, r.out).to.match(/1 check\(s\) failed: apply the fix shown under each FAIL/);
   });
 
   it('a revoked POST_NOTIFICATIONS on API 33 fails with the pm grant command as its fix (--json)', async () => {

@@ -28,3 +28,26 @@ export async function getSdkLevel(device: AndroidDevice): Promise<number> {
 export async function isShellRoot(device: AndroidDevice): Promise<boolean> {
   return (await device.shellText(['id', '-u'])).trim() === '0';
 }
+
+/**
+ * Whether the device is an emulator: `ro.boot.qemu` (set by init from the emulator kernel's
+ * `androidboot.qemu=1`) or, on older images, `ro.kernel.qemu` is 1. Both are read in one
+ * invocation; a phone has neither.
+ */
+export async function readEmulatorProperties(device: AndroidDevice): Promise<{ emulator: boolean; bootQemu: string; kernelQemu: string }> {
+  const [bootQemu = '', kernelQemu = ''] = (await device.shellText('getprop ro.boot.qemu; getprop ro.kernel.qemu')).split('\n').map((l) => l.trim());
+  return { emulator: bootQemu === '1' || kernelQemu === '1', bootQemu, kernelQemu };
+}
+
+/**
+ * What moving the wall clock does on a device that is somebody's phone. AlarmManagerService,
+ * told by the kernel that the clock changed, rebatches every alarm (RTC alarms now in the past
+ * are delivered at once) and sends ACTION_TIME_CHANGED ("android.intent.action.TIME_SET") to
+ * every user's receivers, background ones included (frameworks/base
+ * apex/jobscheduler/service/java/com/android/server/alarm/AlarmManagerService.java, AlarmThread:
+ * "Time changed notification from kernel; rebatching", rebatchAllAlarms(),
+ * sendBroadcastAsUser(intent, UserHandle.ALL) with FLAG_RECEIVER_INCLUDE_BACKGROUND). `restore`
+ * puts the clock back, but what other apps did meanwhile stays done.
+ */
+export const CLOCK_MOVE_ON_A_PHONE =
+  "moving the clock fires other apps' RTC alarms that fall due and their TIME_SET/TIME_CHANGED receivers (AlarmManagerService rebatches every alarm and broadcasts ACTION_TIME_CHANGED to all users); restore puts the clock back but cannot undo what those apps did";

@@ -165,3 +165,82 @@ export function nextAllowedRunTime(spec: WorkSpecRow, now: number): number {
   if (spec.model === 'period-start' && spec.lastEnqueueTime === 0) return now;
   return calculateNextRunTime(spec, now);
 }
+
+/**
+ * What a run did, read from its WorkSpec row before and after it, for a device whose WorkManager
+ * logs no `Worker result …` line (an app's Configuration raised the minimum logging level above
+ * Log.INFO). Read it only once JobScheduler has let the job go: WorkerWrapper writes the row in
+ * its launch() transaction before the future that ends the job completes (Processor.onExecuted →
+ * SystemJobService.onExecuted → jobFinished).
+ *
+ * How each outcome changes the row, from androidx
+ * work/work-runtime/src/main/java/androidx/work/impl/WorkerWrapper.kt @07c97258:
+ * - trySetRunning: state RUNNING, `run_attempt_count` + 1 (every run that reaches the worker);
+ * - Result.success / Result.failure of periodic work: handleResult → resetPeriodic():
+ *   `last_enqueue_time` = now, state ENQUEUED, `run_attempt_count` = 0, `period_count` + 1. The two
+ *   leave the same row, so the outcome is `finished` (success or failure);
+ * - Result.retry: reschedule(): state ENQUEUED, `last_enqueue_time` = now, `run_attempt_count`
+ *   kept (one more than before the run), `period_count` unchanged;
+ * - one-time work: setSucceeded() → SUCCEEDED, setFailed() → FAILED; a worker that threw is
+ *   setFailed() too (Resolution.Failed), periodic or not;
+ * - a stopped worker: resetWorkerStatus(): state ENQUEUED, `last_enqueue_time` kept, the attempt
+ *   counted: not an outcome of the app's;
+ * - the early-run guard ("Delaying execution … before schedule", runWorker) and a WorkSpec that
+ *   is not ENQUEUED return before trySetRunning: nothing changes.
+ * WorkManager ≤ 2.7 (schema ≤ 14, the 'period-start' model) resets and reschedules the same way
+ * with `period_start_time`, which `lastEnqueueTime` holds (WorkerWrapper.java of that line:
+ * rescheduleAndResolve and resetPeriodicAndResolve both setPeriodStartTime(now); only the reset
+ * zeroes run_attempt_count).
+ */
+export type RowOutcome =
+  | { readonly kind: 'success' | 'failure' | 'finished' | 'retry' }
+  /** The worker has not returned yet (state RUNNING): look again later. */
+  | { readonly kind: 'running' }
+  /** Nothing changed: WorkerWrapper returned before trySetRunning (delayed, or not ENQUEUED). */
+  | { readonly kind: 'not-run' }
+  | { readonly kind: 'undecided'; readonly why: string };
+
+/**
+ * `before`: the row read before the run (undefined when no read is known to precede it);
+ * `after`: the row read once JobScheduler no longer has the job active or pending;
+ * `workerRan`: the run showed that its worker ran (it fetched the feed), so trySetRunning had
+ * counted the attempt and an ENQUEUED row means the worker has returned.
+ */
+export function outcomeFromRows(before: WorkSpecRow | undefined, after: WorkSpecRow | undefined, workerRan: boolean): RowOutcome {
+  if (after === undefined) return { kind: 'undecided', why: `WorkSpec ${before?.id ?? ''} is no longer unfinished work in the workdb` };
+  switch (after.state) {
+    case WorkState.SUCCEEDED:
+      return { kind: 'success' };
+    case WorkState.FAILED:
+      return { kind: 'failure' };
+    case WorkState.RUNNING:
+      return { kind: 'running' };
+    case WorkState.ENQUEUED:
+      break;
+    default:
+      return { kind: 'undecided', why: `WorkSpec ${after.id} is ${workStateName(after.state)}` };
+  }
+  const moved = before !== undefined && after.lastEnqueueTime !== before.lastEnqueueTime;
+  const counted = before !== undefined && after.periodCount > before.periodCount;
+  const unchanged = before !== undefined && !moved && !counted && after.runAttemptCount === before.runAttemptCount && before.state === WorkState.ENQUEUED;
+  if (unchanged && !workerRan) return { kind: 'not-run' };
+  if (isPeriodic(after) && after.runAttemptCount === 0 && (workerRan || moved || counted)) return { kind: 'finished' };
+  if (after.runAttemptCount > 0 && !counted && (moved || (before === undefined && workerRan))) return { kind: 'retry' };
+  if (before !== undefined && after.runAttemptCount > 0 && !moved) {
+    return {
+      kind: 'undecided',
+      why: `WorkSpec ${after.id} has run_attempt_count ${after.runAttemptCount} but kept its ${before.model === 'period-start' ? 'period_start_time' : 'last_enqueue_time'}: WorkManager stopped the worker (resetWorkerStatus), or the row was read after the run`,
+    };
+  }
+  return { kind: 'undecided', why: `WorkSpec ${after.id} changed in a way no single run explains (run_attempt_count ${before?.runAttemptCount ?? '?'} → ${after.runAttemptCount}, period_count ${before?.periodCount ?? '?'} → ${after.periodCount})` };
+}
+
+/** The columns outcomeFromRows read, before → after, for a run's evidence. */
+export function describeRowChange(before: WorkSpecRow | undefined, after: WorkSpecRow | undefined): string {
+  const row = after ?? before;
+  if (row === undefined) return 'no WorkSpec row';
+  if (after === undefined) return `WorkSpec ${row.id}: gone from the unfinished work`;
+  const time = after.model === 'period-start' ? 'period_start_time' : 'last_enqueue_time';
+  const was = <T>(f: (r: WorkSpecRow) => T): string => (before === undefined ? '' : `${String(f(before))} → `);
+  return `WorkSpec ${after.id}: state ${was((r) => workStateName(r.state))}${workStateName(after.state)}, run_attempt_count ${was((r) => r.runAttemptCount)}${after.runAttemptCount}, ${time} ${was((r) => r.lastEnqueueTime)}${after.lastEnqueueTime}${after.model === 'period-start' ? '' : `, period_count ${was((r) => r.periodCount)}${after.periodCount}`}`;
+}

@@ -215,6 +215,7 @@ function isNormalFinish(outcome: RunOutcome): boolean {
     case 'success':
     case 'retry':
     case 'failure':
+    case 'finished':
       return true;
     case 'killed':
     case 'refused':
@@ -779,7 +780,7 @@ class HistoryChecker implements Checker {
     if (outcome === undefined) {
       return `but run ${s.lastCreditRun}, which made it eligible, has no run-finished (the history ends inside it): undecided`;
     }
-    return `but the runs that made it eligible ended ${outcome === 'retry' ? 'retry' : 'failure'} and no later run is in the history: the retry that would notify it was not recorded, so it is undecided, not lost`;
+    return `but the runs that made it eligible ended ${outcome === 'finished' ? 'finished (success or failure, read from the workdb)' : outcome === 'retry' ? 'retry' : 'failure'} and no later run is in the history: the retry that would notify it was not recorded, so it is undecided, not lost`;
   }
 
   private strandedDetail(rec: ItemRecord, s: EpochState, stranded: NonNullable<EpochState['stranded']>): string {

@@ -9,11 +9,18 @@ import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
 import { OutputDirectory } from './out-dir.js';
+import { APP_LOG_LEVELS, isAppLogLevel, type AppLogLevel } from '../virtual-device/types.js';
 
 /** Rejects bug names the reference app does not have (`run --virtual --bug`, `virtual-device --bug`). */
 export function assertBugNames(bugs: readonly string[]): void {
   const unknown = bugs.filter((b) => !BUG_NAMES.includes(b));
   if (unknown.length > 0) throw new UsageError(`Unknown bug ${unknown.map((b) => `"${b}"`).join(', ')}. Bugs: ${BUG_NAMES.join(', ')}.`);
+}
+
+/** `--app-log-level` of `virtual-device` and `run --virtual`: one of WorkManager's log levels. */
+export function appLogLevelOption(value: unknown): AppLogLevel {
+  if (isAppLogLevel(value)) return value;
+  throw new UsageError(`--app-log-level takes one of ${APP_LOG_LEVELS.join(', ')} (got ${JSON.stringify(value)}), e.g. --app-log-level warn.`);
 }
 
 /**

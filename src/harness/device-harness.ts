@@ -18,7 +18,8 @@ import type { Config } from '../config/types.js';
 import type { FixtureServer, JournalEntry } from '../feed/fixture-server.js';
 import type { FeedItem } from '../feed/feed-items.js';
 import { truncateToSecond } from '../feed/feed-items.js';
-import type { HistoryEvent, RunOutcome as HistoryRunOutcome, ScheduleSpec } from '../history/events.js';
+import type { HistoryEvent, OutcomeSource, RunOutcome as HistoryRunOutcome, ScheduleSpec } from '../history/events.js';
+import { describeRowChange, outcomeFromRows, type WorkSpecRow } from '../android/work-spec.js';
 import { inspectDedupSchema } from './dedup-schema.js';
 import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
 import { DedupVerifyError, DeviceCommandError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
@@ -93,6 +94,17 @@ interface WorkRead {
 /** Result line of androidx WorkerWrapper (androidx `work/work-runtime/.../WorkerWrapper.kt`, INFO, tag WM-WorkerWrapper). */
 const RESULT_LINE = /^Worker result (SUCCESS|RETRY|FAILURE) for Work \[ id=([0-9a-fA-F-]+)/;
 const RESULT_OUTCOME: Record<string, HistoryRunOutcome> = { SUCCESS: 'success', RETRY: 'retry', FAILURE: 'failure' };
+/** How a run ended and where that was read (the run-finished event's `outcomeFrom`). */
+interface RunEnd {
+  readonly outcome: RunOutcome;
+  readonly from?: OutcomeSource;
+  /** What the outcome was read from, for the run's evidence. */
+  readonly evidence?: string;
+}
+
+function resultEnd(line: ObservedLine): RunEnd {
+  return { outcome: RESULT_OUTCOME[RESULT_LINE.exec(line.message)?.[1] ?? ''] ?? 'success', from: 'result-line' };
+}
 /** How long a forced run may take to show any sign of life before it counts as refused. */
 const REFUSED_AFTER_MS = 5_000;
 /** The first look at a started job's state comes no sooner than this after `cmd jobscheduler run` returned. */
@@ -132,6 +144,8 @@ export class DeviceHarness implements Harness {
   private keysWithStart: { keys: Set<string>; changes: number; journal: number } | undefined;
   /** Reads still running whose results are no longer needed (a poll overtaken by the event it looked for). */
   private inFlight: Promise<unknown>[] = [];
+  /** A run's outcome was read from the workdb (no result line): said once in the notes. */
+  private loggedBelowInfo = false;
 
   constructor(
     private readonly ctx: SessionContext,
@@ -496,9 +510,10 @@ export class DeviceHarness implements Harness {
     const logFrom = this.ctx.observer.position;
     const hostAtStart = this.ctx.clock.now();
 
-    const finish = async (outcome: RunOutcome, extra: string[] = []): Promise<RunResult> => {
-      evidence.push(...extra);
-      return this.collect({ run, probe, outcome, deviceTime, hostAtStart, journalFrom, logFrom, evidence });
+    const finish = async (end: RunOutcome | RunEnd, extra: string[] = []): Promise<RunResult> => {
+      const { outcome, from, evidence: read } = typeof end === 'string' ? { outcome: end, from: undefined, evidence: undefined } : end;
+      evidence.push(...extra, ...(read !== undefined ? [read] : []));
+      return this.collect({ run, probe, outcome, ...(from !== undefined ? { outcomeFrom: from } : {}), deviceTime, hostAtStart, journalFrom, logFrom, evidence });
     };
 
     if (!spec || spec.systemId === undefined) {
@@ -539,7 +554,7 @@ export class DeviceHarness implements Harness {
         evidence.push(`held ${held[0]?.method ?? ''} ${held[0]?.path ?? ''} (request ${held[0]?.seq ?? '?'}) at the kill point`);
       } catch (e) {
         this.ctx.server.release();
-        if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }, roundTripMs));
+        if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await this.settle(run, logFrom, journalFrom, spec, { id: spec.systemId, namespace: job.namespace }, roundTripMs));
         throw e;
       }
       const path = this.routePath(kill.route);
@@ -553,29 +568,30 @@ export class DeviceHarness implements Harness {
       this.ctx.server.release();
       return finish('killed');
     }
-    const outcome = await this.settle(run, logFrom, journalFrom, spec.id, { id: spec.systemId, namespace: job.namespace }, roundTripMs);
-    return finish(outcome);
+    return finish(await this.settle(run, logFrom, journalFrom, spec, { id: spec.systemId, namespace: job.namespace }, roundTripMs));
   }
 
   /**
-   * Waits for the end of a started run: WorkManager's result line for the WorkSpec. A run that
-   * shows no sign of life (no result line, no fetch, job not active) is refused: WorkerWrapper
-   * delayed it ("before schedule"), which it logs only at DEBUG.
+   * Waits for the end of a started run: WorkManager's result line for the WorkSpec or, when
+   * WorkManager logs nothing at INFO, its row in the workdb once JobScheduler has let the job go
+   * (awaitEnd). A run that shows no sign of life (no result line, no fetch, job not active) is
+   * refused: WorkerWrapper delayed it ("before schedule"), which it logs only at DEBUG.
    */
-  private async settle(run: number, logFrom: number, journalFrom: number, workId: string, job: JobRef, roundTripMs: number): Promise<RunOutcome> {
-    const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.exec(l.message)?.[2] === workId;
+  private async settle(run: number, logFrom: number, journalFrom: number, before: WorkSpecRow, job: JobRef, roundTripMs: number): Promise<RunEnd> {
+    const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.exec(l.message)?.[2] === before.id;
     const resultLine = this.ctx.observer.waitFor(logFrom, isResult, this.config.timeouts.runMs, `WM-WorkerWrapper result for run ${run}`);
     resultLine.catch(() => undefined);
-    const outcomeOf = (line: ObservedLine): RunOutcome => RESULT_OUTCOME[RESULT_LINE.exec(line.message)?.[1] ?? ''] ?? 'success';
     const deadline = this.ctx.clock.monotonic() + REFUSED_AFTER_MS;
     // JobScheduler's state is looked at only while the run shows no sign of life (no fetch, no
     // result line), first after the time `cmd jobscheduler run` itself took to answer (a run
     // that started shows itself within about one round trip on any link), then backing off.
-    let delayMs = Math.min(Math.max(FIRST_JOB_POLL_MS, roundTripMs), MAX_JOB_POLL_MS);
+    const firstPollMs = Math.min(Math.max(FIRST_JOB_POLL_MS, roundTripMs), MAX_JOB_POLL_MS);
+    let delayMs = firstPollMs;
+    const ended = (): Promise<RunEnd> => this.awaitEnd({ what: `run ${run}`, logFrom, isResult, resultLine, job, before, workerRan: true, firstPollMs });
     for (;;) {
       const done = await Promise.race([resultLine, delay(delayMs).then(() => null)]);
-      if (done) return outcomeOf(done);
-      if (this.ctx.server.journal().length > journalFrom) return outcomeOf(await resultLine);
+      if (done) return resultEnd(done);
+      if (this.ctx.server.journal().length > journalFrom) return ended();
       // `cmd jobscheduler run` leaves the job pending or active when it returns (JobSchedulerService
       // executeRunCommand: queueReadyJobsForExecutionLocked + maybeRunPendingJobsLocked), so a job
       // that is neither, with no fetch and no result line, has ended: WorkerWrapper delayed it.
@@ -584,17 +600,102 @@ export class DeviceHarness implements Harness {
       const poll = this.jobBusy(job);
       this.inFlight.push(poll.catch(() => undefined));
       const busy = await Promise.race([poll, resultLine.then(() => 'result' as const)]);
-      if (busy === 'result') return outcomeOf(await resultLine);
+      if (busy === 'result') return resultEnd(await resultLine);
       const fetched = this.ctx.server.journal().length > journalFrom;
       if (!fetched && (busy === false || (busy === undefined && this.ctx.clock.monotonic() > deadline))) {
         await this.ctx.observer.sync(this.config.timeouts.commandMs);
         const late = this.ctx.observer.since(logFrom).find(isResult);
-        if (late) return outcomeOf(late);
-        if (this.ctx.server.journal().length === journalFrom) return 'refused';
+        if (late) return resultEnd(late);
+        if (this.ctx.server.journal().length === journalFrom) return { outcome: 'refused' };
       }
-      if (fetched) return outcomeOf(await resultLine);
+      if (fetched) return ended();
       delayMs = Math.min(delayMs * 2, MAX_JOB_POLL_MS);
     }
+  }
+
+  /**
+   * The end of a run whose worker is known to be running (it fetched) or to have run: the
+   * result line, or, when none has come by the time JobScheduler no longer has the job active
+   * or pending, the WorkSpec's row in the workdb (outcomeFromRows: how WorkerWrapper's
+   * success, retry and failure change it). WorkerWrapper writes the row in its launch()
+   * transaction before the future that ends the job completes (androidx WorkerWrapper.kt
+   * @07c97258 launch(); Processor.onExecuted → SystemJobService.onExecuted → jobFinished), so a
+   * job JobScheduler has let go has its outcome in the workdb. JobScheduler is asked with a
+   * backoff, racing the result line; a row still RUNNING is asked again. The deadline is the
+   * config's runMs, as for the result line.
+   */
+  private async awaitEnd(a: {
+    what: string;
+    logFrom: number;
+    isResult: (l: ObservedLine) => boolean;
+    resultLine: Promise<ObservedLine>;
+    job: JobRef | undefined;
+    before: WorkSpecRow | undefined;
+    workerRan: boolean;
+    firstPollMs: number;
+  }): Promise<RunEnd> {
+    const runMs = this.config.timeouts.runMs;
+    const deadline = this.ctx.clock.monotonic() + runMs;
+    const line = a.resultLine.then(
+      (l) => ({ kind: 'line' as const, l }),
+      () => ({ kind: 'timeout' as const }),
+    );
+    let delayMs = a.firstPollMs;
+    let why = 'JobScheduler kept the job active';
+    for (;;) {
+      const waited = await Promise.race([line, delay(delayMs).then(() => ({ kind: 'poll' as const }))]);
+      if (waited.kind === 'line') return resultEnd(waited.l);
+      if (waited.kind === 'poll' && a.job !== undefined) {
+        const poll = this.jobBusy(a.job);
+        this.inFlight.push(poll.catch(() => undefined));
+        const busy = await Promise.race([poll, line]);
+        if (typeof busy === 'object' && busy.kind === 'line') return resultEnd(busy.l);
+        if (busy !== true) {
+          await this.ctx.observer.sync(this.config.timeouts.commandMs);
+          const late = this.ctx.observer.since(a.logFrom).find(a.isResult);
+          if (late) return resultEnd(late);
+          const { work } = await this.readWorkState();
+          const id = a.before?.id ?? work.primary?.id;
+          const after = [...work.namedSpecs, ...work.workerSpecs].find((spec) => spec.id === id);
+          const row = outcomeFromRows(a.before, after, a.workerRan);
+          const read = `no WM-WorkerWrapper result line; outcome read from the workdb after JobScheduler let job ${a.job.id} go: ${describeRowChange(a.before, after)}`;
+          switch (row.kind) {
+            case 'success':
+            case 'failure':
+            case 'finished':
+            case 'retry':
+              this.noteLogLevel(a.what, row.kind);
+              return { outcome: row.kind, from: 'workdb', evidence: read };
+            case 'running':
+              why = 'its WorkSpec was still RUNNING';
+              break;
+            case 'not-run':
+              why = 'its WorkSpec did not change';
+              break;
+            case 'undecided':
+              why = row.why;
+              break;
+            default: {
+              const unreachable: never = row;
+              throw new Error(`unknown row outcome ${String(unreachable)}`);
+            }
+          }
+        }
+      }
+      if (waited.kind === 'timeout' || this.ctx.clock.monotonic() > deadline) {
+        throw new TimeoutError(`${a.what}: no WM-WorkerWrapper result line within ${runMs} ms, and the workdb did not say how it ended (${why}). Raise timeouts.runMs in the config if the app's worker takes longer.`, runMs);
+      }
+      delayMs = Math.min(delayMs * 2, MAX_JOB_POLL_MS);
+    }
+  }
+
+  /** Once per harness: runs end without result lines here, so their outcomes come from the workdb. */
+  private noteLogLevel(what: string, outcome: RunOutcome): void {
+    if (this.loggedBelowInfo) return;
+    this.loggedBelowInfo = true;
+    this.note(
+      `${what} ended ${outcome} with no "Worker result" line: WorkManager logs nothing at INFO in this app (its Configuration sets a minimum logging level above Log.INFO), so run outcomes come from the workdb (state, run_attempt_count, last_enqueue_time, period_count); success and failure of periodic work read as "finished"`,
+    );
   }
 
   /**
@@ -666,11 +767,25 @@ export class DeviceHarness implements Harness {
     const fetchedSince = (): JournalEntry[] => this.ctx.server.journal().slice(this.seen.journal).filter((j) => stripQuery(j.path) === this.config.feed.path);
     const quiet = fetchedSince().length === 0 && !this.ctx.observer.since(this.seen.log).some(isWorkerLine);
     if (quiet) return;
-    // Let it finish: its result line ends it.
+    // Let it finish: its result line ends it, or (WorkManager logging below INFO) its WorkSpec's
+    // row once JobScheduler has let the job go. The row read before is the "before" only when it
+    // was read before this run fetched anything.
     const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(l.message);
-    const result = await this.ctx.observer
-      .waitFor(this.seen.log, isResult, this.config.timeouts.runMs, 'the result line of a run the device started by itself')
-      .catch(() => undefined);
+    const resultLine = this.ctx.observer.waitFor(this.seen.log, isResult, this.config.timeouts.runMs, 'the result line of a run the device started by itself');
+    resultLine.catch(() => undefined);
+    const last = this.lastWorkRead;
+    const known = last?.work.primary;
+    const before = last !== undefined && last.journal <= this.seen.journal ? known : undefined;
+    const end: RunEnd = await this.awaitEnd({
+      what: 'a run the device started by itself',
+      logFrom: this.seen.log,
+      isResult,
+      resultLine,
+      job: known?.systemId === undefined ? undefined : { id: known.systemId, namespace: selectJob(last?.jobs ?? [], { pkg: this.pkg, jobId: known.systemId, serviceClass: WORKMANAGER_JOB_SERVICE })?.namespace ?? null },
+      before,
+      workerRan: fetchedSince().length > 0,
+      firstPollMs: FIRST_JOB_POLL_MS,
+    }).catch((): RunEnd => ({ outcome: 'killed' }));
     await this.ctx.observer.sync(this.config.timeouts.commandMs);
     const first = fetchedSince()[0];
     const hostNow = this.ctx.clock.now();
@@ -678,17 +793,18 @@ export class DeviceHarness implements Harness {
     const startedAt = first ? deviceNow - (hostNow - first.t) : deviceNow;
     const run = this.ctx.nextRun();
     this.record({ type: 'run-started', t: startedAt, run, deviceTime: startedAt, evidence: ['not forced: the device ran the work by itself'] });
-    const outcome: RunOutcome = result ? (RESULT_OUTCOME[RESULT_LINE.exec(result.message)?.[1] ?? ''] ?? 'success') : 'killed';
+    const outcome = end.outcome;
     this.note(`run ${run} was not forced: the device ran the work by itself (outcome ${outcome})`);
     await this.collect({
       run,
       probe: false,
       outcome,
+      ...(end.from !== undefined ? { outcomeFrom: end.from } : {}),
       deviceTime: startedAt,
       hostAtStart: first?.t ?? hostNow,
       journalFrom: this.seen.journal,
       logFrom: this.seen.log,
-      evidence: ['not forced: the device ran the work by itself'],
+      evidence: ['not forced: the device ran the work by itself', ...(end.evidence !== undefined ? [end.evidence] : [])],
     });
   }
 
@@ -696,6 +812,8 @@ export class DeviceHarness implements Harness {
     run: number;
     probe: boolean;
     outcome: RunOutcome;
+    /** Where the outcome was read (absent: the harness decided it: killed, refused). */
+    outcomeFrom?: OutcomeSource;
     deviceTime: number;
     /** Host time when the run started: maps the server's host-clock times onto device time. */
     hostAtStart: number;
@@ -723,7 +841,7 @@ export class DeviceHarness implements Harness {
     await Promise.all(this.inFlight.splice(0));
     // A run that fetched nothing is explained by what the app logged about its fetch.
     const fetchError = fetchStatuses.length === 0 ? log.fetchError : undefined;
-    for (const event of observeRunEnd(stored, this.deviceTimeEstimate(), window, r.outcome, r.evidence, fetchError)) this.record(event);
+    for (const event of observeRunEnd(stored, this.deviceTimeEstimate(), window, r.outcome, r.evidence, fetchError, r.outcomeFrom)) this.record(event);
     if (r.probe) {
       this.action('probe-run', { outcome: r.outcome, statuses: fetchStatuses, detail: 'a run forced without moving the clock, kept out of the run numbering', evidence: r.evidence });
     }

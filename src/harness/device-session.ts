@@ -17,7 +17,7 @@ import type { ScenarioReport } from '../report/types.js';
 import { emptyCounts } from '../checker/types.js';
 import { assertRunAs } from '../android/app-data.js';
 import { isPackageInstalled } from '../android/packages.js';
-import { getSdkLevel } from '../android/properties.js';
+import { CLOCK_MOVE_ON_A_PHONE, getSdkLevel, readEmulatorProperties } from '../android/properties.js';
 import { setAutoTime } from '../android/clock.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
@@ -86,7 +86,7 @@ export class DeviceSession {
     options.progress(`${device.serial}: checking ${pkg}`);
     // Three reads that do not depend on each other, opened at once on the one transport; their
     // failures are reported in this order (a package that is not installed fails run-as too).
-    const [sdk, installed, runAs] = await Promise.allSettled([getSdkLevel(device), isPackageInstalled(device, pkg), assertRunAs(device, pkg)]);
+    const [sdk, installed, runAs, qemu] = await Promise.allSettled([getSdkLevel(device), isPackageInstalled(device, pkg), assertRunAs(device, pkg), readEmulatorProperties(device)]);
     if (sdk.status === 'rejected') throw sdk.reason;
     if (installed.status === 'rejected') throw installed.reason;
     const apiLevel = sdk.value;
@@ -97,6 +97,10 @@ export class DeviceSession {
       );
     }
     if (runAs.status === 'rejected') throw runAs.reason;
+    // Said once per device, before anything moves its clock (auto_time goes to 0 below).
+    if (qemu.status === 'fulfilled' && !qemu.value.emulator) {
+      options.progress(`${device.serial}: warning: not an emulator (ro.boot.qemu and ro.kernel.qemu are not 1): ${CLOCK_MOVE_ON_A_PHONE}`);
+    }
     options.progress(`${device.serial}: saving the device state`);
     const state = await saveDeviceState(device, {
       adb: options.adb,

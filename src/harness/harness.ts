@@ -62,7 +62,8 @@ export interface ForceRunOptions {
   readonly probe?: boolean;
 }
 
-export type RunOutcome = 'success' | 'retry' | 'failure' | 'killed' | 'refused';
+/** `finished`: success or failure, read from the workdb when WorkManager logged no result line (history/events.ts RunOutcome). */
+export type RunOutcome = 'success' | 'retry' | 'failure' | 'finished' | 'killed' | 'refused';
 
 export interface RunResult {
   readonly run: number;

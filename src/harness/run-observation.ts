@@ -6,7 +6,7 @@
  * this module only turns observations into events, so every event of a run comes from one place.
  */
 import type { JournalEntry, ReceiptEffect } from '../feed/fixture-server.js';
-import type { FetchError, HistoryEvent, RunOutcome } from '../history/events.js';
+import type { FetchError, HistoryEvent, OutcomeSource, RunOutcome } from '../history/events.js';
 import type { NotificationMatch } from '../config/types.js';
 import type { FeedItemIndex } from '../android/notification-mapping.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
@@ -128,13 +128,14 @@ export function observeJournal(entries: readonly JournalEntry[], effects: readon
 
 /**
  * The rows the run stored, and its end; with what the app logged about its fetch when the run
- * fetched nothing from the fixture server (a `fetchError` then explains the `no-fetch`).
+ * fetched nothing from the fixture server (a `fetchError` then explains the `no-fetch`), and where
+ * the outcome came from (the result line or the workdb).
  */
-export function observeRunEnd(stored: readonly string[], t: number, window: RunWindow, outcome: RunOutcome, evidence: readonly string[], fetchError?: FetchError): HistoryEvent[] {
+export function observeRunEnd(stored: readonly string[], t: number, window: RunWindow, outcome: RunOutcome, evidence: readonly string[], fetchError?: FetchError, outcomeFrom?: OutcomeSource): HistoryEvent[] {
   if (window.probe) return [];
   return [
     ...stored.map((item): HistoryEvent => ({ type: 'stored', t, run: window.run, item })),
-    { type: 'run-finished', t, run: window.run, outcome, evidence: evidence.slice(-5), ...(fetchError !== undefined ? { fetchError } : {}) },
+    { type: 'run-finished', t, run: window.run, outcome, ...(outcomeFrom !== undefined ? { outcomeFrom } : {}), evidence: evidence.slice(-5), ...(fetchError !== undefined ? { fetchError } : {}) },
   ];
 }
 

@@ -49,6 +49,12 @@ export const RunOutcome = {
   Failure: 'failure',
   Killed: 'killed',
   Refused: 'refused',
+  /**
+   * Success or failure, told apart only by WorkManager's INFO result line: a periodic WorkSpec's
+   * row is reset the same way for both (androidx WorkerWrapper.handleResult → resetPeriodic), so
+   * a run whose outcome was read from the workdb, with no result line, ends `finished`.
+   */
+  Finished: 'finished',
 } as const;
 export type RunOutcome = (typeof RunOutcome)[keyof typeof RunOutcome];
 
@@ -144,10 +150,20 @@ export interface StoredEvent extends TimedEventBase {
   item: string;
 }
 
+/** Where a run's outcome was read: WorkManager's result line, or its row in the workdb and JobScheduler's job state. */
+export const OutcomeSource = { ResultLine: 'result-line', WorkDb: 'workdb' } as const;
+export type OutcomeSource = (typeof OutcomeSource)[keyof typeof OutcomeSource];
+
 export interface RunFinishedEvent extends TimedEventBase {
   type: 'run-finished';
   run: number;
   outcome: RunOutcome;
+  /**
+   * Where the outcome came from (optional): `result-line` (WM-WorkerWrapper's "Worker result …"
+   * line) or `workdb` (no result line came: the WorkSpec's columns after JobScheduler let the
+   * job go). Absent: the harness decided it itself (killed, refused) or an older history.
+   */
+  outcomeFrom?: OutcomeSource;
   /**
    * A run that fetched nothing from the fixture server: what the app's logcat said about its
    * fetch (the line, and what it means), when it said anything the harness recognises.
@@ -394,6 +410,7 @@ export const EXAMPLE_EVENTS: { readonly [K in HistoryEventType]: string } = {
 
 const EVENT_TYPES: readonly string[] = Object.values(HistoryEventType);
 const RUN_OUTCOMES: readonly string[] = Object.values(RunOutcome);
+const OUTCOME_SOURCES: readonly string[] = Object.values(OutcomeSource);
 const NOTIFY_STATUSES: readonly string[] = Object.values(NotifyStatus);
 
 export type ParsedHistoryEvent = { event: HistoryEvent } | { problem: string };
@@ -529,7 +546,8 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
       return checkTimed(o) ?? checkRun(o) ??
         (typeof o['outcome'] !== 'string' || !RUN_OUTCOMES.includes(o['outcome']) ? `"outcome" must be one of ${RUN_OUTCOMES.join(', ')}, got ${showValue(o['outcome'])}` : undefined) ??
         optional(o, 'fetchError', `an object {cause, line} with cause one of ${FETCH_ERROR_CAUSES.join(', ')}`, (v) =>
-          isRecord(v) && typeof v['cause'] === 'string' && FETCH_ERROR_CAUSES.includes(v['cause']) && typeof v['line'] === 'string');
+          isRecord(v) && typeof v['cause'] === 'string' && FETCH_ERROR_CAUSES.includes(v['cause']) && typeof v['line'] === 'string') ??
+        optional(o, 'outcomeFrom', `one of ${OUTCOME_SOURCES.join(', ')}`, (v) => typeof v === 'string' && OUTCOME_SOURCES.includes(v));
     case 'forgotten':
       return checkTimed(o) ??
         (o['items'] !== 'all' && !isStringArray(o['items']) ? `"items" must be "all" or an array of item keys, got ${showValue(o['items'])}` : undefined);

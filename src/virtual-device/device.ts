@@ -3,7 +3,7 @@
  * and system services. adbd (adbd/) serves it over TCP; nothing outside src/virtual-device
  * (but the CLI wiring) may touch it (docs/design.md §1).
  */
-import type { CommandRegistry, DeviceModel, LogSink, ShellIo } from './types.js';
+import type { AppLogLevel, CommandRegistry, DeviceModel, LogSink, ShellIo } from './types.js';
 import { VirtualClock } from './clock.js';
 import { VirtualFs } from './fs/virtual-fs.js';
 import { DeviceExtensions } from './extensions.js';
@@ -14,7 +14,7 @@ import { CommandTable } from './shell/command-table.js';
 import { ProcessTable } from './shell/process-table.js';
 import { registerToyboxCommands } from './shell/commands/index.js';
 import { log } from './shell/commands/log.js';
-import { apiProfile, type ApiLevel } from './profiles.js';
+import { apiProfile, PHYSICAL_API_LEVEL, type ApiLevel } from './profiles.js';
 
 /**
  * What installs a model on a bare device (the Android system and its apps: system/index.ts
@@ -31,6 +31,16 @@ export interface VirtualDeviceOptions {
   noSqlite3?: boolean;
   /** Bug switches of the reference app (docs/design.md §6). */
   bugs?: readonly string[];
+  /**
+   * The reference app's WorkManager minimum log level (its Configuration.Provider's
+   * setMinimumLoggingLevel); default `info`, WorkManager's own default.
+   */
+  appLogLevel?: AppLogLevel;
+  /**
+   * Answer as a phone, not an emulator: a Pixel 8's user build (profiles.ts), no qemu
+   * properties, `adb root` refused and no sqlite3, as on a phone; the API level is the phone's (34).
+   */
+  physical?: boolean;
   /** A label used in ro.serialno and logs. */
   serialHint?: string;
   /** Parent directory of the device's temp directory (default: os.tmpdir()). */
@@ -57,9 +67,10 @@ export class VirtualDevice implements DeviceModel {
 
   private constructor(fs: VirtualFs, options: VirtualDeviceOptions) {
     this.options = options;
-    this.apiLevel = options.apiLevel ?? 34;
+    const physical = options.physical === true;
+    this.apiLevel = physical ? PHYSICAL_API_LEVEL : (options.apiLevel ?? 34);
     this.serialHint = options.serialHint ?? 'virtual';
-    this.props = new Map(Object.entries(apiProfile(this.apiLevel, { serial: this.serialHint, noRoot: options.noRoot === true })));
+    this.props = new Map(Object.entries(apiProfile(this.apiLevel, { serial: this.serialHint, noRoot: options.noRoot === true, physical })));
     this.fs = fs;
     this.clock = new VirtualClock();
     // File times follow the device clock (ls -l after `cmd alarm set-time`).

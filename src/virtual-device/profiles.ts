@@ -31,7 +31,45 @@ const IMAGE: Record<ApiLevel, Image> = {
   34: { product: 'sdk_gphone64_x86_64', device: 'emu64xa', buildId: 'UE1A.230829.050', buildNumber: '12077443' },
 };
 
-export function apiProfile(api: ApiLevel, opts: { serial: string; noRoot: boolean }): Record<string, string> {
+/**
+ * A phone rather than an emulator (`virtual-device --physical`): a Pixel 8 ("shiba") on its stock
+ * Android 14 build, `google/shiba/shiba:14/AP1A.240405.002/11480754:user/release-keys`, the stock
+ * fingerprint and model LineageOS's device tree for it reports (LineageOS/android_device_google_shusky
+ * `lineage_shiba.mk` @062eb6ba: BUILD_FINGERPRINT, PRIVATE_BUILD_DESC "shiba-user 14
+ * AP1A.240405.002 11480754 release-keys", PRODUCT_MODEL "Pixel 8"). A phone is a user build
+ * with release keys and has neither `ro.kernel.qemu` nor `ro.boot.qemu` (the emulator's kernel
+ * command line sets `androidboot.qemu=1`, which init turns into ro.boot.qemu).
+ */
+const PHONE = { brand: 'google', product: 'shiba', device: 'shiba', model: 'Pixel 8', release: '14', buildId: 'AP1A.240405.002', buildNumber: '11480754', sdk: 34 } as const;
+
+/** The API level --physical answers as (the phone's build is Android 14). */
+export const PHYSICAL_API_LEVEL: ApiLevel = PHONE.sdk;
+
+function phoneProfile(serial: string): Record<string, string> {
+  return {
+    'ro.build.fingerprint': `${PHONE.brand}/${PHONE.product}/${PHONE.device}:${PHONE.release}/${PHONE.buildId}/${PHONE.buildNumber}:user/release-keys`,
+    'ro.build.id': PHONE.buildId,
+    'ro.build.version.incremental': PHONE.buildNumber,
+    'ro.build.tags': 'release-keys',
+    'ro.build.version.sdk': String(PHONE.sdk),
+    'ro.build.version.release': PHONE.release,
+    'ro.build.type': 'user',
+    'ro.debuggable': '0',
+    'ro.secure': '1',
+    'ro.product.brand': PHONE.brand,
+    'ro.product.name': PHONE.product,
+    'ro.product.model': PHONE.model,
+    'ro.product.device': PHONE.device,
+    'ro.product.manufacturer': 'Google',
+    'ro.product.cpu.abi': 'arm64-v8a',
+    'ro.serialno': serial,
+    'sys.boot_completed': '1',
+    'persist.sys.timezone': 'UTC',
+  };
+}
+
+export function apiProfile(api: ApiLevel, opts: { serial: string; noRoot: boolean; physical?: boolean }): Record<string, string> {
+  if (opts.physical === true) return phoneProfile(opts.serial);
   const image = IMAGE[api];
   const variant = opts.noRoot ? 'user' : 'userdebug';
   const tags = opts.noRoot ? 'release-keys' : 'dev-keys';

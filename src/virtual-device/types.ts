@@ -76,6 +76,19 @@ export type LogBufferName = 'main' | 'system' | 'crash' | 'events' | 'radio' | '
 export const LogPriority = { V: 2, D: 3, I: 4, W: 5, E: 6, F: 7 } as const;
 export type LogPriority = (typeof LogPriority)[keyof typeof LogPriority];
 
+/**
+ * The levels an app's WorkManager Configuration can log at (Configuration.Builder
+ * .setMinimumLoggingLevel takes android.util.Log's VERBOSE..ERROR), by the name
+ * `virtual-device --app-log-level` takes.
+ */
+export const APP_LOG_LEVELS = ['verbose', 'debug', 'info', 'warn', 'error'] as const;
+export type AppLogLevel = (typeof APP_LOG_LEVELS)[number];
+export const APP_LOG_PRIORITY: Readonly<Record<AppLogLevel, LogPriority>> = { verbose: LogPriority.V, debug: LogPriority.D, info: LogPriority.I, warn: LogPriority.W, error: LogPriority.E };
+
+export function isAppLogLevel(s: unknown): s is AppLogLevel {
+  return typeof s === 'string' && (APP_LOG_LEVELS as readonly string[]).includes(s);
+}
+
 export interface LogEntry {
   readonly buffer: LogBufferName;
   /** Device wall-clock time in epoch ms when it was written. */

@@ -212,6 +212,12 @@ describe('property checks', () => {
       }]);
     });
 
+    it('takes a 401 that ended finished (read from the workdb: success or failure) as not retried, and a 503 that ended finished as misclassified', () => {
+      const failedFinished = (n: number, t: number, status: number): HistoryEvent[] => [runStarted(t, n), fetched(t + 1, n, [], status), runFinished(t + 2, n, 'finished')];
+      expect(check(['retry'], [...failedFinished(1, T, 401), schedule(T + 3, [spec('w1', { runAttemptCount: 0 })]), probeRun(T + 10, 'refused')])).to.deep.equal(PASS);
+      expect(check(['retry'], failedFinished(1, T, 503)).anomalies.map((a) => a.detail)).to.deep.equal(['HTTP 503 from the feed ended run 1 with finished, expected retry']);
+    });
+
     it('fails a 503 that ended the work (failure)', () => {
       expect(check(['retry'], failedRun(1, T, 503, 'failure')).anomalies.map((a) => a.detail)).to.deep.equal(['HTTP 503 from the feed ended run 1 with failure, expected retry']);
     });

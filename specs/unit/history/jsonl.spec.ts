@@ -64,7 +64,7 @@ describe('history: JSON Lines', () => {
         [{ type: 'published', t: 1, item: null, publishedAt: 0, title: '' }, '"published" event: "item" must be a string (the item key, "" when the entry has no link), got null'],
         [{ type: 'published', t: 1, item: 'x', publishedAt: 'yesterday', title: '' }, '"published" event: "publishedAt" must be a number of ms (0 when the date did not parse), got "yesterday"'],
         [{ type: 'fetched', t: 1, run: 1, items: 'x', status: 200 }, '"fetched" event: "items" must be an array of item keys, got "x"'],
-        [{ type: 'run-finished', t: 1, run: 1, outcome: 'crashed' }, '"run-finished" event: "outcome" must be one of success, retry, failure, killed, refused, got "crashed"'],
+        [{ type: 'run-finished', t: 1, run: 1, outcome: 'crashed' }, '"run-finished" event: "outcome" must be one of success, retry, failure, killed, refused, finished, got "crashed"'],
         [{ type: 'forgotten', t: 1, items: 'some' }, '"forgotten" event: "items" must be "all" or an array of item keys, got "some"'],
         [{ type: 'config', windowMs: 0 }, '"config" event: "windowMs" must be a positive number of ms, got 0'],
         [{ type: 'shed', t: 1, item: 'x', evidence: 'line' }, '"shed" event: "evidence" must be an array of strings, got "line"'],
@@ -166,7 +166,7 @@ describe('history: JSON Lines', () => {
       await writeFile(path, `${JSON.stringify(EVENTS[1])}\n{"type":"run-finished","t":1,"run":1,"outcome":"ok"}\n`);
       const e = await readError(path);
       expect(e.message).to.equal(
-        `history ${path} line 2: "run-finished" event: "outcome" must be one of success, retry, failure, killed, refused, got "ok"; ` +
+        `history ${path} line 2: "run-finished" event: "outcome" must be one of success, retry, failure, killed, refused, finished, got "ok"; ` +
           'fix the line, e.g. {"type":"run-finished","t":1717000000400,"run":1,"outcome":"success"}',
       );
     });

@@ -15,7 +15,7 @@
  */
 import { parseBroadcastResult, parseStartActivity } from '../parsers/activity-manager.js';
 import { isJobHeader, namesJobHeader, parseJobState, parseRunJobOutput } from '../parsers/job-scheduler.js';
-import { parseLogLine } from '../parsers/logcat.js';
+import { parsePastedLogLine } from '../parsers/pasted-logcat.js';
 import { parseNotificationCanceled, parseNotificationEnqueue } from '../parsers/notification-events.js';
 import { parseNotificationRecords, splitKey } from '../parsers/notification-records.js';
 import { parseDumpsysPackage } from '../parsers/packages.js';
@@ -59,7 +59,7 @@ export interface CommandOutput {
   readonly exitCode: number | null;
 }
 
-const ADB_PREFIX = /^(?:\$\s*)?(?:adb(?:\s+-[sPH]\s+\S+|\s+-[de])*\s+)?(?:shell\s+|exec-out\s+)?/;
+const ADB_PREFIX = /^(?:\$\s*)?(?:adb(?:\.exe)?(?:\s+-[sPH]\s+\S+|\s+-[de])*\s+)?(?:shell\s+|exec-out\s+)?/;
 
 /** The command as the device shell receives it: `adb -s X shell ` and a `$ ` prompt removed. */
 export function deviceCommand(command: string): string {
@@ -125,7 +125,7 @@ export function kindOfText(text: string): CaptureKind | null {
   const first = lines[0] ?? '';
   if (lines.some((l) => namesJobHeader(l))) return 'dumpsys-jobscheduler';
   if (lines.some((l) => l.includes('NotificationRecord('))) return 'dumpsys-notification';
-  if (lines.some((l) => parseLogLine(l) !== null)) return 'logcat';
+  if (lines.some((l) => parsePastedLogLine(l) !== null)) return 'logcat';
   if (/^\[[^\]]+\]: \[/.test(first)) return 'getprop';
   if (/^Running job/.test(first) || /^Could not find job |^Package not found: /.test(first)) return 'job-run';
   if (/^package:/.test(first)) return 'package-list';
@@ -133,9 +133,55 @@ export function kindOfText(text: string): CaptureKind | null {
   return null;
 }
 
-/** Reads one command's output as the harness would. `command` supplies the package where one is needed. */
+/** What each kind of output has that the harness reads: named when a file has lines but none of it. */
+const EXPECTED: Readonly<Record<CaptureKind, string>> = {
+  getprop: '"[name]: [value]" lines (getprop)',
+  setting: 'one value (settings get)',
+  date: 'the device time (date +%s or date)',
+  pidof: 'process ids (pidof)',
+  'package-list': '"package:NAME" lines (pm list packages / pm path)',
+  'dumpsys-package': 'a "Package [name]" block (dumpsys package)',
+  'run-as-id': 'a "uid=N(name) gid=N" line (run-as PKG id)',
+  'shared-prefs': 'a shared-preferences XML file',
+  'workdb-schema': 'the workdb schema: "PRAGMA user_version = N;" and CREATE TABLE lines',
+  'dumpsys-jobscheduler': 'JobScheduler\'s job lines, "JOB #u0a190/7: 4a1b2c0 PKG/SERVICE" (or "JOB {namespace} #u0a190/7: …" on API 34+) (dumpsys jobscheduler)',
+  'job-state': 'a job state (cmd jobscheduler get-job-state: "waiting", "ready", "active", "pending" … or "unknown(…)")',
+  'job-run': '"Running job [FORCED]" or JobScheduler\'s error (cmd jobscheduler run)',
+  'dumpsys-notification': '"NotificationRecord(…)" lines (dumpsys notification --noredact)',
+  'notification-list': 'notification keys, "0|PKG|ID|TAG|UID" (cmd notification list)',
+  'notification-get': 'a "NotificationRecord(…)" (cmd notification get KEY)',
+  logcat:
+    'log lines: threadtime "MM-DD HH:MM:SS.mmm PID TID P TAG: message" (also with -v uid, year, epoch), -v time "MM-DD HH:MM:SS.mmm P/TAG( PID): message", -v brief "P/TAG( PID): message", or Android Studio\'s copy "YYYY-MM-DD HH:MM:SS.mmm PID-TID TAG PKG P message"',
+  'am-start': '"Starting: Intent { … }" or an "Error: …" (am start)',
+  'am-broadcast': '"Broadcast completed: result=N" (am broadcast)',
+};
+
+/**
+ * The line that starts a dump, printed also when it lists nothing: NotificationManagerService
+ * dumpImpl's "Current Notification Manager state[ (filtered to …)]:" and JobSchedulerService
+ * dumpInternal's "Registered N jobs:" (the same lines as the fixtures under
+ * fixtures/device-output/ and the parsers cite).
+ */
+const HEADING: Partial<Record<CaptureKind, RegExp>> = {
+  'dumpsys-notification': /^Current Notification Manager state\b/,
+  'notification-get': /^Current Notification Manager state\b/,
+  'dumpsys-jobscheduler': /^Registered \d+ jobs:$/,
+};
+
+/**
+ * Reads one command's output as the harness would. `command` supplies the package where one is
+ * needed. A file with lines of which the reader understood none is not understood as a whole:
+ * one entry names what such output has (logcat's own dividers are not lines of a record).
+ */
 export function understandOutput(kind: CaptureKind, output: CommandOutput, command = ''): Understanding {
-  return READERS[kind](output, deviceCommand(command));
+  const read = READERS[kind](output, deviceCommand(command));
+  if (read.understood > 0 || read.notUnderstood.length > 0) return read;
+  const lines = nonEmpty(`${output.stdout}\n${output.stderr}`).filter((l) => !DIVIDER.test(l));
+  if (lines.length === 0) return read;
+  // A dump with no record of its kind (no job, no notification showing) is still that dump.
+  const heading = HEADING[kind];
+  if (heading !== undefined && lines.some((l) => heading.test(l))) return { understood: 1, notUnderstood: [] };
+  return { understood: 0, notUnderstood: [`(none of its ${lines.length} line(s) is a record dedup-verify reads: expected ${EXPECTED[kind]})`] };
 }
 
 type Reader = (output: CommandOutput, command: string) => Understanding;
@@ -169,7 +215,9 @@ function runAsStderr(stderr: string): Understanding {
 
 const GETPROP_LINE = /^\[([^\]]+)\]: \[([\s\S]*)\]$/;
 
-function readGetprop({ stdout }: CommandOutput): Understanding {
+function readGetprop({ stdout }: CommandOutput, command: string): Understanding {
+  // `getprop NAME` prints the bare value (toybox toys/android/getprop.c), possibly empty.
+  if (/^getprop\s+[\w.-]+\s*$/.test(command)) return nonEmpty(stdout).length <= 1 ? { understood: 1, notUnderstood: [] } : { understood: 0, notUnderstood: nonEmpty(stdout) };
   const notUnderstood: string[] = [];
   let understood = 0;
   let pending: string | null = null;
@@ -357,7 +405,7 @@ function readLogcat({ stdout }: CommandOutput): Understanding {
   let understood = 0;
   for (const line of linesOf(stdout)) {
     if (line.trim() === '' || DIVIDER.test(line)) continue;
-    const parsed = parseLogLine(line);
+    const parsed = parsePastedLogLine(line);
     if (parsed === null) {
       notUnderstood.push(line);
       continue;
@@ -416,16 +464,31 @@ export interface TranscriptPart {
   readonly text: string;
 }
 
-/** Splits a transcript at its `$ adb …` prompt lines; one part (command null) when it has none. */
+/**
+ * A prompt line of a pasted transcript and the command after it: a host shell's (`$ adb …`,
+ * `user@host:~$ adb …`, `# adb …`, `% adb …`), Windows' (`PS C:\> adb …`, `C:\Users\me> adb …`),
+ * or the device's own shell (`generic_x86_64:/ $ logcat -d`, `emu64xa:/ # dumpsys …`). The
+ * command must be adb or one dedup-verify reads, so output that happens to hold a `$` is not
+ * taken for a prompt.
+ */
+const PROMPT = /^(?:PS [^>]*>|[A-Za-z]:\\[^>]*>|(?:[\w.@-]+(?::[^\s$#%]*)?\s?)?[$#%]|>)\s*(\S.*)$/;
+
+export function promptCommand(line: string): string | null {
+  const command = PROMPT.exec(line.replace(/\r$/, ''))?.[1];
+  if (command === undefined) return null;
+  return /^adb(?:\.exe)?\s/.test(command) || kindOfCommand(command) !== null ? command : null;
+}
+
+/** Splits a transcript at its prompt lines (promptCommand); one part (command null) when it has none. */
 export function splitTranscript(text: string): TranscriptPart[] {
   const parts: TranscriptPart[] = [];
   let command: string | null = null;
   let current: string[] = [];
   for (const line of linesOf(text)) {
-    const prompt = /^\$ (adb\b.*)$/.exec(line);
-    if (prompt) {
+    const prompt = promptCommand(line);
+    if (prompt !== null) {
       if (command !== null || current.some((l) => l.trim() !== '')) parts.push({ command, text: current.join('\n') });
-      command = prompt[1] ?? '';
+      command = prompt;
       current = [];
     } else current.push(line);
   }

@@ -6,7 +6,8 @@
  * - `window` (seed 000: "Confirm the window really is wider than the interval"): the window
  *   covers one missed run, 2 × interval plus the early part of a flex, both as configured and as
  *   the app behaves (the item labelled `missed-run-edge`, as old as a missed run's far edge, is
- *   notified by the run that fetched it);
+ *   notified by the run that fetched it and went through the feed: ended `success`, or
+ *   `finished`, the success-or-failure read from the workdb when no result line came);
  * - `unique-work` (seed 001: "Unique work prevents duplicate local schedules … KEEP"): after
  *   relaunching, exactly one unfinished periodic WorkSpec for the unique name, at most one for
  *   the worker class, the same id and `last_enqueue_time` as before.
@@ -77,7 +78,7 @@ class WindowChecker implements PropertyChecker {
       if (this.probe && event.item === this.probe.item) this.notified = true;
     } else if (event.type === 'run-finished') {
       const now = this.fetchedIn.get(event.run);
-      if (this.probe && now !== undefined && event.outcome === 'success' && !this.notified && this.verdictRun === undefined) {
+      if (this.probe && now !== undefined && (event.outcome === 'success' || event.outcome === 'finished') && !this.notified && this.verdictRun === undefined) {
         this.verdictRun = { run: event.run, ageMs: now - this.probe.publishedAt };
       }
       this.runClock.delete(event.run);

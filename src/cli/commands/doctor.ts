@@ -1,7 +1,9 @@
 /**
  * `dedup-verify doctor`: is this device and app ready for dedup-verify? Each check says what it
  * found and, when it fails, the fix. Exit 0 when every check passes, 2 otherwise. `--json`
- * prints `{ ok, checks: [{ name, ok, found, fix? }] }` (`fix` only on failing checks).
+ * prints `{ ok, checks: [{ name, ok, found, fix?, warning? }] }` (`fix` only on failing checks;
+ * `warning` on a check that holds but that the user should know about: a phone, or WorkManager
+ * logging nothing at INFO, doctor-device.ts).
  *
  * The reverse check is real: it adds `adb reverse tcp:D tcp:H` to a listener this process opens
  * on the host, has toybox `nc` on the device carry one line through it, checks that the line
@@ -38,12 +40,15 @@ import type { CliIo } from '../io.js';
 import { runTrials } from '../../harness/runner.js';
 import { feedProbe } from '../../scenarios/feed-probe.js';
 import { feedUrl } from '../../checker/check-history.js';
+import { checkEmulator, checkWorkManagerLogLevel } from './doctor-device.js';
 
 export interface DoctorCheck {
   readonly name: string;
   readonly ok: boolean;
   readonly found: string;
   readonly fix?: string;
+  /** Something to know about a check that holds (a phone, quiet WorkManager logs). */
+  readonly warning?: string;
 }
 
 /** Longest wait for the line to come back through the reverse rule. */
@@ -179,9 +184,10 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
   const checks: DoctorCheck[] = [];
   const add = (check: DoctorCheck): void => {
     // A fix is shown (and kept in --json) only for a failing check.
-    const c: DoctorCheck = check.ok || check.fix === undefined ? { name: check.name, ok: check.ok, found: check.found } : check;
+    const c: DoctorCheck = check.ok || check.fix === undefined ? { name: check.name, ok: check.ok, found: check.found, ...(check.warning !== undefined ? { warning: check.warning } : {}) } : check;
     checks.push(c);
-    if (opts['json'] !== true) io.stdout(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.found}${c.ok || !c.fix ? '' : `\n     fix: ${c.fix}`}\n`);
+    const tail = `${c.ok || !c.fix ? '' : `\n     fix: ${c.fix}`}${c.warning !== undefined ? `\n     note: ${c.warning}` : ''}`;
+    if (opts['json'] !== true) io.stdout(`${c.ok ? (c.warning !== undefined ? 'warn' : 'ok  ') : 'FAIL'} ${c.name}: ${c.found}${tail}\n`);
   };
   const finish = (): number => {
     const ok = checks.every((c) => c.ok);
@@ -276,8 +282,10 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
         } catch (e) {
           add({ name: 'periodic work scheduled', ok: false, found: describeError(e), fix: `launch the app once so WorkManager creates its database and schedules the work: ${launch}` });
         }
+        add(await checkWorkManagerLogLevel(device, pkg).catch((e: unknown): DoctorCheck => ({ name: 'WorkManager log level', ok: true, found: `could not tell: ${describeError(e)}` })));
       }
     }
+    add(await checkEmulator(device));
     add(await probeClock(device));
     add(await probeReverse(device));
   } finally {

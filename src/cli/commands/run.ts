@@ -23,7 +23,8 @@ import { VERSION } from '../../version.js';
 import { AdbEndpointResolver, defaultAdbPort, type ResolvedDevices } from './run-devices.js';
 import { AppiumRun, checkAppiumFlags } from './run-appium.js';
 import { runTrials, writeHistory } from '../../harness/runner.js';
-import { assertBugNames, prepareOutputDirectory } from '../inputs.js';
+import { appLogLevelOption, assertBugNames, prepareOutputDirectory } from '../inputs.js';
+import type { AppLogLevel } from '../../virtual-device/types.js';
 import { referenceAppConfigPath } from '../package-root.js';
 import type { CliIo } from '../io.js';
 
@@ -36,6 +37,8 @@ export interface RunOptions {
   api?: number;
   /** With --virtual: one-way delay of every packet the virtual device sends, in ms. */
   latency?: number;
+  /** With --virtual: the reference app's WorkManager minimum log level. */
+  appLogLevel?: AppLogLevel;
   scenario: string[];
   shard?: string;
   repeat: number;
@@ -68,6 +71,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (typeof opts['config'] === 'string') o.config = opts['config'];
   if (typeof opts['api'] === 'number') o.api = opts['api'];
   if (typeof opts['latency'] === 'number') o.latency = opts['latency'];
+  if (opts['appLogLevel'] !== undefined) o.appLogLevel = appLogLevelOption(opts['appLogLevel']);
   if (typeof opts['shard'] === 'string') o.shard = opts['shard'];
   if (typeof opts['adbPort'] === 'number') o.adbPort = opts['adbPort'];
   if (typeof opts['out'] === 'string') o.out = opts['out'];
@@ -81,6 +85,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (o.bug.length > 0 && !o.virtual) throw new UsageError('--bug switches a bug of the reference app on the virtual device: use it with --virtual.');
   if (o.api !== undefined && !o.virtual) throw new UsageError('--api picks the API level of the virtual device: use it with --virtual.');
   if (o.latency !== undefined && !o.virtual) throw new UsageError('--latency slows down the packets of the virtual device: use it with --virtual.');
+  if (o.appLogLevel !== undefined && !o.virtual) throw new UsageError("--app-log-level sets the log level of the virtual device's reference app: use it with --virtual.");
   assertBugNames(o.bug);
   checkAppiumFlags(o);
   if (o.api !== undefined && o.api !== 30 && o.api !== 33 && o.api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${o.api}).`);

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import type { Duplex } from 'node:stream';
 import type { VirtualDevice } from '../device.js';
 import { extensionKey } from '../extensions.js';
-import { LogPriority, Uid } from '../types.js';
+import { APP_LOG_PRIORITY, LogPriority, Uid } from '../types.js';
 import { ActivityManagerService } from './activity-manager.js';
 import type { AppComponentsApi, AppContext, AppDefinition, AppFiles, AppInstance, AppJobScheduler, AppManifest, AppNotificationManager, JobParameters, NotificationSpec } from './app-framework.js';
 import { NotificationFlag } from './app-framework.js';
@@ -313,6 +313,7 @@ export class AndroidSystem {
       historicalProcessExitReasons: () => this.activities.exitInfos(name),
       connect: (port: number): Promise<Duplex> => process.guard(device.network.connect(port)),
       bugs: new Set(device.options.bugs ?? []),
+      ...(device.options.appLogLevel === undefined ? {} : { workManagerLogLevel: APP_LOG_PRIORITY[device.options.appLogLevel] }),
       components,
     };
   }

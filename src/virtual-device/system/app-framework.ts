@@ -269,6 +269,11 @@ export interface AppContext {
   connect(port: number): Promise<Duplex>;
   /** The bug switches the device was started with (reference app only). */
   readonly bugs: ReadonlySet<string>;
+  /**
+   * The minimum level of WorkManager's logger, as the reference app's Configuration.Provider sets
+   * it with Configuration.Builder().setMinimumLoggingLevel() (reference app only; default Log.INFO).
+   */
+  readonly workManagerLogLevel?: LogPriority;
   /** Services, registered receivers and secure settings (present on every device context). */
   readonly components?: AppComponentsApi;
 }

@@ -36,7 +36,8 @@ export async function installAndroidModel(device: VirtualDevice): Promise<void> 
   commands.register('base64', base64);
   // sqlite3 is in PRODUCT_PACKAGES_DEBUG (userdebug/eng builds only): a `--no-sqlite3` device has
   // none, and the shell reports `sqlite3: inaccessible or not found` for it.
-  if (device.options.noSqlite3 !== true) commands.register('sqlite3', sqlite3Command(system));
+  // A phone (--physical) is a user build: no sqlite3 binary, as with --no-sqlite3.
+  if (device.options.noSqlite3 !== true && device.options.physical !== true) commands.register('sqlite3', sqlite3Command(system));
   await system.install(feedNotifierApp);
   // API 30: other apps with registered WorkManager jobs (apps/other-apps.ts).
   await installOtherApps(system);

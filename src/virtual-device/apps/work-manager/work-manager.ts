@@ -89,7 +89,7 @@ export class WorkManager {
 
   private constructor(context: AppContext, factory: WorkerFactory) {
     this.context = context;
-    this.logger = new WorkLogger(context);
+    this.logger = new WorkLogger(context, context.workManagerLogLevel);
     this.factory = (className, params) => (className === DIAGNOSTICS_WORKER ? this.createDiagnosticsWorker() : factory(className, params));
     const noBackup = `${context.files.dataDir}/no_backup`;
     context.files.mkdirs(noBackup);

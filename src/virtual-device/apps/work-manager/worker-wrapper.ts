@@ -9,7 +9,7 @@
  */
 import { isProcessDeath, type AppProcess } from '../../system/app-process.js';
 import type { WorkDatabase } from './work-database.js';
-import { calculateNextRunTime, isBackedOff, isPeriodic, STOP_REASON_NOT_STOPPED, STOP_REASON_UNKNOWN, SCHEDULE_NOT_REQUESTED_YET, WorkState, isFinished, type WorkSpec } from './work-spec.js';
+import { calculateNextRunTime, isBackedOff, isPeriodic, STOP_REASON_NOT_STOPPED, STOP_REASON_UNKNOWN, SCHEDULE_NOT_REQUESTED_YET, WORK_STATE_NAMES, WorkState, isFinished, type WorkSpec } from './work-spec.js';
 import { WorkLogger, type WorkerFactory, type WorkerResult } from './worker.js';
 
 const TAG = WorkLogger.tag('WorkerWrapper');
@@ -182,11 +182,13 @@ export class WorkerWrapper {
   private resetWorkerStatus(stopReason: number): boolean {
     const state = this.db.getState(this.workSpec.id);
     if (state !== undefined && !isFinished(state)) {
+      this.logger.debug(TAG, `Status for ${this.workSpec.id} is ${WORK_STATE_NAMES[state]}; not doing any work and rescheduling for later execution`);
       this.db.setState(this.workSpec.id, WorkState.ENQUEUED);
       this.db.setStopReason(this.workSpec.id, stopReason);
       this.db.markScheduled(this.workSpec.id, SCHEDULE_NOT_REQUESTED_YET);
       return true;
     }
+    this.logger.debug(TAG, `Status for ${this.workSpec.id} is ${state === undefined ? 'null' : WORK_STATE_NAMES[state]} ; not doing any work`);
     return false;
   }
 

@@ -34,8 +34,13 @@ export type WorkerFactory = (workerClassName: string, params: WorkerParams) => L
 
 /**
  * androidx.work.Logger: tags are `WM-` + name, at most 23 characters (Logger.tagWithPrefix,
- * MAX_TAG_LENGTH = 23); LogcatLogger writes only at or above the configured minimum level, which
- * defaults to Log.INFO (Configuration.kt `loggingLevel`), so debug lines never reach logcat.
+ * MAX_TAG_LENGTH = 23). Its LogcatLogger writes a line only when the configured level is at or
+ * below the line's (`if (mLoggingLevel <= Log.INFO) Log.i(...)`, androidx
+ * work/work-runtime/src/main/java/androidx/work/Logger.java @24607fc9); WorkManagerImpl sets it
+ * from Configuration's `minimumLoggingLevel`, which defaults to Log.INFO and which an app's
+ * Configuration.Provider changes with `Configuration.Builder().setMinimumLoggingLevel(level)`
+ * (Configuration.kt). At the default no debug line reaches logcat; at Log.WARN or above the
+ * `Worker result ...` lines (INFO) are gone too.
  */
 export class WorkLogger {
   private readonly context: AppContext;
