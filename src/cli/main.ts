@@ -7,7 +7,8 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option, type OutputConfiguration } from 'commander';
 import { describeError, isDedupVerifyError } from '../errors.js';
-import { defaultIo, type CliIo } from './io.js';
+import { defaultIo, terminalIo, type CliIo } from './io.js';
+import { escapeControls } from '../text.js';
 import { VERSION } from '../version.js';
 import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
 import { APP_LOG_LEVELS } from '../virtual-device/types.js';
@@ -333,7 +334,9 @@ Environment:
 }
 
 /** Runs the CLI and returns the exit code; never throws. */
-export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+export async function main(argv: readonly string[], given: CliIo = defaultIo): Promise<number> {
+  // Everything printed is shown with its control characters escaped, whatever its source.
+  const io = terminalIo(given);
   let exit: number = ExitCode.Verified;
   const program = buildProgram(io, (code) => {
     exit = code;
@@ -349,7 +352,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
       if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : ExitCode.Undecided;
       return ExitCode.Undecided;
     }
-    io.stderr(`error: ${describeError(e)}\n`);
+    // One line: a line end quoted from the input is shown as \u000a.
+    io.stderr(`error: ${escapeControls(describeError(e), { oneLine: true })}\n`);
     if (!isDedupVerifyError(e) && process.env['DEDUP_VERIFY_DEBUG'] && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
     return ExitCode.Undecided;
   }

@@ -39,8 +39,8 @@ const EXPECTATIONS: Readonly<Record<string, Expectation>> = {
   'notifications.channel': { expect: 'the notification channel id the app posts on (1-200 of letters, digits, space and ._:@#/+=-)' },
   'backend.path': { expect: 'a URL path starting with "/"' },
   'backend.idempotencyHeader': { expect: 'an HTTP header name' },
-  'timeouts.runMs': { expect: 'a whole number of milliseconds > 0' },
-  'timeouts.commandMs': { expect: 'a whole number of milliseconds > 0' },
+  'timeouts.runMs': { expect: 'a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms)' },
+  'timeouts.commandMs': { expect: 'a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms)' },
 };
 
 /** The fields with a worded expectation (specs check it covers every schema field). */

@@ -5,10 +5,10 @@
  */
 import { constants as fsConstants, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { EXAMPLE_EVENTS, parseHistoryEvent, type HistoryEvent } from './events.js';
 import { HistoryError } from './history-error.js';
+import { decodeUtf8, describeUtf8Problem } from '../text.js';
 
 const FORMAT_HINT = 'each line must be one JSON event as in docs/design.md §5';
 
@@ -85,10 +85,83 @@ export function parseHistoryText(text: string, source = 'history'): HistoryEvent
 }
 
 /**
- * Streams the events of a history file, validating each line. Memory stays bounded by the
- * longest line. Throws HistoryError for an unreadable file or a malformed line (with its number).
+ * The longest history line read, in bytes: 64 MiB. The longest event `run` writes is a `fetched`
+ * line naming every item of one response (a few hundred bytes per item), far below it; a line
+ * past it is a broken or hostile file. It also keeps every line far below V8's longest string
+ * (2^29 - 24 UTF-16 units on 64-bit, v8/include/v8-primitive.h String::kMaxLength), past which
+ * building the line's string would throw a RangeError instead of a one-line error.
  */
-export async function* readHistory(path: string): AsyncGenerator<HistoryEvent, void, undefined> {
+export const MAX_HISTORY_LINE_BYTES = 64 * 1024 * 1024;
+
+export interface ReadHistoryOptions {
+  /** The longest line accepted, in bytes (default MAX_HISTORY_LINE_BYTES). */
+  readonly maxLineBytes?: number;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
+}
+
+/**
+ * The lines of a file as UTF-8 text, read in chunks of bytes: a line is decoded only once it is
+ * complete and no longer than `maxLineBytes`, so no string longer than that is ever built; a
+ * longer line is skipped to its end (to give its length) and then refused. Decoding is fatal, so
+ * invalid UTF-8 is an error naming its line instead of becoming U+FFFD (two different keys would
+ * read as one). A CR before the LF is not part of the line, as readline with crlfDelay: Infinity.
+ */
+async function* readLines(
+  handle: FileHandle,
+  maxLineBytes: number,
+  problem: (line: number, what: string, fix: string) => HistoryError,
+): AsyncGenerator<string, void, undefined> {
+  const buffer = Buffer.allocUnsafe(1 << 16);
+  let parts: Buffer[] = [];
+  let length = 0;
+  let line = 1;
+  let overLong = false;
+  const finish = (): string => {
+    const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
+    parts = [];
+    if (overLong) {
+      throw problem(line, `is ${length} bytes (${mib(length)}), over the limit of ${maxLineBytes} bytes (${mib(maxLineBytes)})`, 'a history line is one event; split or remove the line');
+    }
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    const decoded = decodeUtf8(bytes.subarray(0, end));
+    if ('problem' in decoded) throw problem(line, `is not valid UTF-8 (${describeUtf8Problem(decoded.problem)})`, 'save the history as UTF-8');
+    return decoded.text;
+  };
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) break;
+    let start = 0;
+    while (start < bytesRead) {
+      const nl = buffer.indexOf(0x0a, start);
+      const stop = nl === -1 || nl >= bytesRead ? bytesRead : nl;
+      const size = stop - start;
+      if (!overLong && length + size > maxLineBytes) {
+        overLong = true;
+        parts = [];
+      }
+      if (!overLong) parts.push(Buffer.from(buffer.subarray(start, stop)));
+      length += size;
+      if (stop === bytesRead) break;
+      yield finish();
+      line += 1;
+      length = 0;
+      overLong = false;
+      start = stop + 1;
+    }
+  }
+  if (length > 0 || overLong) yield finish();
+}
+
+/**
+ * Streams the events of a history file, validating each line. Memory stays bounded by the
+ * longest line, itself bounded by `maxLineBytes`. Throws HistoryError for an unreadable file,
+ * a line over the limit, invalid UTF-8 or a malformed line (with its number).
+ */
+export async function* readHistory(path: string, options: ReadHistoryOptions = {}): AsyncGenerator<HistoryEvent, void, undefined> {
+  const maxLineBytes = options.maxLineBytes ?? MAX_HISTORY_LINE_BYTES;
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -107,12 +180,12 @@ export async function* readHistory(path: string): AsyncGenerator<HistoryEvent, v
         { path },
       );
     }
-    const stream = handle.createReadStream({ encoding: 'utf8', autoClose: false, highWaterMark: 1 << 16 });
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
     const parser = new HistoryLineParser(path);
+    const problem = (line: number, what: string, fix: string): HistoryError =>
+      new HistoryError(`history ${path} line ${line} ${what}; ${fix}`, { path, line });
     let line = 0;
     try {
-      for await (const text of lines) {
+      for await (const text of readLines(handle, maxLineBytes, problem)) {
         line += 1;
         const event = parser.parseLine(text, line);
         if (event !== undefined) yield event;
@@ -120,9 +193,6 @@ export async function* readHistory(path: string): AsyncGenerator<HistoryEvent, v
     } catch (e) {
       if (e instanceof HistoryError) throw e;
       throw new HistoryError(`cannot read history ${path} after line ${line}: ${describeFsError(e)}`, { path, line }, { cause: e });
-    } finally {
-      lines.close();
-      stream.destroy();
     }
   } finally {
     await handle.close();

@@ -102,6 +102,11 @@ export function dedupVerifyConfig(overrides: Partial<DedupVerifyWdioConfig> = {}
   if (timeout !== undefined && timeout !== '' && !/^\d+$/.test(timeout)) {
     throw new UsageError(`dedup-verify/wdio: DV_SCENARIO_TIMEOUT_MS=${timeout} is not a number of milliseconds, e.g. DV_SCENARIO_TIMEOUT_MS=600000.`);
   }
+  // A Node timer keeps a delay only up to 2^31-1 ms (longer ones fire after 1 ms), and mocha
+  // silently turns such a timeout into none at all.
+  if (timeout !== undefined && timeout !== '' && Number(timeout) > 2 ** 31 - 1) {
+    throw new UsageError(`dedup-verify/wdio: DV_SCENARIO_TIMEOUT_MS=${timeout} is over 2147483647 (2^31-1 ms, the longest timer Node keeps); use a smaller value, e.g. DV_SCENARIO_TIMEOUT_MS=600000.`);
+  }
   const protocol = env['DV_WDIO_PROTOCOL'] ?? 'http';
   if (protocol !== 'http' && protocol !== 'https') throw new UsageError(`dedup-verify/wdio: DV_WDIO_PROTOCOL=${protocol}: use http or https.`);
   const remoteHost = env['DV_WDIO_HOSTNAME'];

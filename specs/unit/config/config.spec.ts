@@ -185,7 +185,9 @@ describe('config', () => {
         ['feed.format', 'json', '"feed.format" must be "rss" or "atom" (e.g. "rss"), got "json"'],
         ['notifications.match', 'id', '"notifications.match" must be "hashcode-id" (notification id = String.hashCode() of the link), "tag" (tag = link) or "title" (e.g. "hashcode-id"), got "id"'],
         ['backend.idempotencyHeader', 'Idempotency Key', '"backend.idempotencyHeader" must be an HTTP header name (e.g. "Idempotency-Key"), got "Idempotency Key"'],
-        ['timeouts.runMs', 0, '"timeouts.runMs" must be a whole number of milliseconds > 0 (e.g. 30000), got 0'],
+        ['timeouts.runMs', 0, '"timeouts.runMs" must be a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms) (e.g. 30000), got 0'],
+        ['timeouts.runMs', 1099511627776, '"timeouts.runMs" must be a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms) (e.g. 30000), got 1099511627776'],
+        ['timeouts.commandMs', 2 ** 31, '"timeouts.commandMs" must be a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms) (e.g. 20000), got 2147483648'],
         ['feed', 'rss', '"feed" must be an object (e.g. {"devicePort": 8765, "path": "/feed.xml", "format": "rss"}), got "rss"'],
       ];
       for (const [path, value, message] of cases) {

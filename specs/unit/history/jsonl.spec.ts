@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseHistoryEvent, type HistoryEvent } from '../../../src/history/events.js';
 import { HistoryError } from '../../../src/history/history-error.js';
-import { HistoryRecorder, MemoryHistory, parseHistoryText, readHistory } from '../../../src/history/jsonl.js';
+import { HistoryRecorder, MAX_HISTORY_LINE_BYTES, MemoryHistory, parseHistoryText, readHistory } from '../../../src/history/jsonl.js';
 
 async function collect(path: string): Promise<HistoryEvent[]> {
   const events: HistoryEvent[] = [];
@@ -181,5 +181,83 @@ describe('history: JSON Lines', () => {
       expect(() => parseHistoryText(`${JSON.stringify(EVENTS[1])}\n{}`, 'mem')).to.throw(HistoryError, /^history mem line 2: "type" must be one of/);
       expect(parseHistoryText(`${JSON.stringify(EVENTS[1])}\n`, 'mem')).to.deep.equal([EVENTS[1]]);
     });
+  });
+});
+
+describe('history limits', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dv-history-limits-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const config = '{"type":"config","windowMs":172800000}';
+
+  it('refuses a line over the limit with its number, its length and the limit, without building it', async () => {
+    const path = join(dir, 'long.jsonl');
+    // 200 000 bytes spread over several 64 KiB reads, then a valid line after it.
+    const long = `{"type":"published","t":1,"item":"https://e/a","publishedAt":1,"title":"${'x'.repeat(200_000 - 74)}"}`;
+    expect(Buffer.byteLength(long)).to.equal(200_000);
+    await writeFile(path, `${config}\n${long}\n${config}\n`);
+    let error: unknown;
+    try {
+      for await (const e of readHistory(path, { maxLineBytes: 100_000 })) void e;
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(HistoryError);
+    const e = error as HistoryError;
+    expect(e.line).to.equal(2);
+    expect(e.message).to.equal(`history ${path} line 2 is 200000 bytes (0.2 MiB), over the limit of 100000 bytes (0.1 MiB); a history line is one event; split or remove the line`);
+    // The same line under a higher limit is read.
+    const events: HistoryEvent[] = [];
+    for await (const ev of readHistory(path, { maxLineBytes: 200_000 })) events.push(ev);
+    expect(events).to.have.length(3);
+  });
+
+  it('refuses a last line over the limit that has no line end', async () => {
+    const path = join(dir, 'tail.jsonl');
+    await writeFile(path, `${config}\n${'y'.repeat(70_000)}`);
+    let error: unknown;
+    try {
+      for await (const e of readHistory(path, { maxLineBytes: 65_536 })) void e;
+    } catch (e) {
+      error = e;
+    }
+    expect((error as HistoryError).message).to.contain('line 2 is 70000 bytes');
+  });
+
+  it('has a default limit of 64 MiB', () => {
+    expect(MAX_HISTORY_LINE_BYTES).to.equal(64 * 1024 * 1024);
+  });
+
+  it('refuses invalid UTF-8, naming the line and the byte, instead of reading U+FFFD', async () => {
+    const path = join(dir, 'latin1.jsonl');
+    const bad = Buffer.concat([
+      Buffer.from(`${config}\n{"type":"published","t":1,"item":"https://e/a","publishedAt":1,"title":"A`),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}\n'),
+    ]);
+    await writeFile(path, bad);
+    const e = await readError(path);
+    expect(e.line).to.equal(2);
+    expect(e.message).to.equal(`history ${path} line 2 is not valid UTF-8 (byte 74 of the line, 0xff); save the history as UTF-8`);
+  });
+
+  it('refuses an overlong encoding and a lone surrogate, and reads multi-byte text split across reads', async () => {
+    for (const bytes of [[0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      const path = join(dir, 'bad.jsonl');
+      await writeFile(path, Buffer.concat([Buffer.from(`${config}\n{"type":"published","t":1,"item":"https://e/a","publishedAt":1,"title":"`), Buffer.from(bytes), Buffer.from('"}\n')]));
+      expect((await readError(path)).message).to.contain('line 2 is not valid UTF-8');
+    }
+    const path = join(dir, 'ok.jsonl');
+    // "é" (2 bytes) and "😀" (4 bytes) repeated so that some fall across the 64 KiB read boundary.
+    const title = 'é😀'.repeat(30_000);
+    await writeFile(path, `\ufeff${config}\r\n{"type":"published","t":1,"item":"https://e/a","publishedAt":1,"title":"${title}"}\r\n`);
+    const events = await collect(path);
+    expect(events).to.have.length(2);
+    expect((events[1] as { title: string }).title).to.equal(title);
   });
 });

@@ -10,8 +10,11 @@
  * (androidx work-runtime WorkerWrapper.kt). This module only finds the files and which parser
  * reads each; it adds no format of its own.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { decodeUtf8, describeUtf8Problem } from '../../text.js';
 import { DEVICE_JSON, type CaptureManifest } from './record-capture.js';
 import { ProvenanceError, readDeviceOutput } from './provenance.js';
 import { kindOfCommand, kindOfFileName, kindOfText, splitTranscript, understandOutput, type CaptureKind, type Understanding } from './understand.js';
@@ -39,39 +42,120 @@ function isSkipped(name: string): boolean {
   return name.startsWith('.') || name === DEVICE_JSON || /\.(md|json)$/i.test(name);
 }
 
+/**
+ * The largest capture file read, in bytes: 64 MiB. `capture` writes command outputs and logcat
+ * dumps (`logcat -d` prints at most what the ring buffers hold, 256 KiB to a few MiB each by
+ * default: system/logging/logd/README.property, persist.logd.size), far below it.
+ */
+export const MAX_CAPTURE_FILE_BYTES = 64 * 1024 * 1024;
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isSymbolicLink()) return 'a symbolic link';
+  if (info.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}
+
+function notRegular(path: string, what: string): UsageError {
+  return new UsageError(
+    `capture file ${path} is ${what}, not a regular file; a capture directory holds only the files \`dedup-verify capture\` wrote: copy the output into a regular file or remove it`,
+  );
+}
+
+/**
+ * Every file of the capture, depth first. Anything that is neither a regular file nor a directory
+ * is an error, never opened: reading a FIFO would wait for a writer forever, a device (/dev/zero)
+ * never ends. A symbolic link is refused rather than followed, so the capture is what is in the
+ * directory and nothing it points at.
+ */
 async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (current: string): Promise<void> => {
     const entries = await readdir(current, { withFileTypes: true });
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (isSkipped(entry.name)) continue;
       const path = join(current, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) out.push(path);
+      if (entry.isDirectory()) {
+        if (!isSkipped(entry.name)) await walk(path);
+        continue;
+      }
+      if (entry.name === DEVICE_JSON && current === dir) continue; // read and checked by readManifest
+      if (!entry.isFile()) throw notRegular(path, kindOf(await lstat(path)));
+      if (!isSkipped(entry.name)) out.push(path);
     }
   };
   await walk(dir);
   return out;
 }
 
-async function readManifest(dir: string): Promise<CaptureManifest | null> {
+/**
+ * The bytes of a capture file, refused when it is not a regular file or over the size limit. It
+ * is opened without following a symbolic link and without blocking (a FIFO opens at once with
+ * O_NONBLOCK, POSIX open(2)), and judged by fstat of what was opened, so a file swapped after
+ * the listing is judged too.
+ */
+async function readCaptureFile(path: string, maxBytes: number): Promise<Buffer> {
+  let handle;
   try {
-    return JSON.parse(await readFile(join(dir, DEVICE_JSON), 'utf8')) as CaptureManifest;
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw notRegular(path, 'a symbolic link');
+    if (code === 'ENXIO') throw notRegular(path, 'a socket');
+    throw new UsageError(`capture file ${path} cannot be read (${code ?? String(e)}); check its permissions`, { cause: e });
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw notRegular(path, kindOf(info));
+    if (info.size > maxBytes) {
+      throw new UsageError(`capture file ${path} is ${info.size} bytes, over the limit of ${maxBytes} bytes (64 MiB); capture less (e.g. logcat -d -t 10000) or split the file`);
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A capture file as text; invalid UTF-8 is an error naming the file and the line. */
+async function readCaptureText(path: string, maxBytes: number): Promise<string> {
+  const decoded = decodeUtf8(await readCaptureFile(path, maxBytes));
+  if ('problem' in decoded) {
+    throw new UsageError(`capture file ${path} line ${decoded.problem.line} is not valid UTF-8 (${describeUtf8Problem(decoded.problem)}); save the file as UTF-8`);
+  }
+  return decoded.text;
+}
+
+async function readManifest(dir: string, maxBytes: number): Promise<CaptureManifest | null> {
+  const path = join(dir, DEVICE_JSON);
+  try {
+    await lstat(path);
+  } catch {
+    return null; // no manifest: pasted outputs
+  }
+  const text = await readCaptureText(path, maxBytes);
+  try {
+    return JSON.parse(text) as CaptureManifest;
   } catch {
     return null;
   }
 }
 
-/** Throws when `dir` is not a readable directory (the caller turns that into a usage error). */
-export async function readCaptureDir(dir: string): Promise<CaptureReport> {
+/**
+ * Throws when `dir` is not a readable directory (the caller turns that into a usage error), and
+ * a UsageError for a file that is not a regular file, too large or not UTF-8.
+ */
+export async function readCaptureDir(dir: string, options: { maxFileBytes?: number } = {}): Promise<CaptureReport> {
+  const maxBytes = options.maxFileBytes ?? MAX_CAPTURE_FILE_BYTES;
   const info = await stat(dir);
   if (!info.isDirectory()) throw new Error(`${dir} is not a directory`);
-  const device = await readManifest(dir);
+  const device = await readManifest(dir, maxBytes);
   const listed = new Map((device?.files ?? []).map((f) => [f.file, f]));
   const files: FileReport[] = [];
   for (const path of await listFiles(dir)) {
     const file = relative(dir, path).split('\\').join('/');
-    files.push(understandFile(file, await readFile(path, 'utf8'), listed.get(file)));
+    files.push(understandFile(file, await readCaptureText(path, maxBytes), listed.get(file)));
   }
   return { device, files };
 }

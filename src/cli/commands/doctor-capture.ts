@@ -16,6 +16,7 @@ export async function runDoctorCapture(dir: string, opts: Record<string, unknown
   try {
     report = await readCaptureDir(dir);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' || code === undefined ? 'is not a directory' : `cannot be read (${code})`;
     throw new UsageError(`--capture ${dir} ${why}: pass the directory \`dedup-verify capture --out DIR\` wrote.`, { cause: e });
