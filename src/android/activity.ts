@@ -77,3 +77,25 @@ export async function sendBroadcast(device: AndroidDevice, options: BroadcastOpt
   }
   return result;
 }
+
+/**
+ * The signal `run-as PKG kill` may send to the app's process on this API level to end it
+ * mid-run:
+ * - API 34 and later: SIGKILL, as the low-memory killer sends it (`runas_app` gained `sigkill`
+ *   on `untrusted_app_all` in Android 14: AOSP system/sepolicy commit "runas_app: allow sigkill
+ *   of untrusted_app", private/runas_app.te `{ ptrace sigkill signal sigstop }`).
+ * - API 29 to 33: SIGTERM. run-as runs the command in `runas_app` (system/core run-as/run-as.cpp,
+ *   seapp_contexts `fromRunAs=true`), whose policy there is `{ ptrace signal sigstop }`: SELinux
+ *   checks SIGKILL as `sigkill` and any other signal as `signal` (torvalds/linux
+ *   security/selinux/hooks.c signal_to_av), so `kill -9` is refused (EACCES; toybox prints
+ *   `kill: unknown pid 'N'`, exit 1) and `kill -15` is let through. ART handles only SIGQUIT
+ *   (stack dump) and SIGUSR1 (GC) and blocks SIGPIPE (art runtime/runtime.cc BlockSignals,
+ *   runtime/signal_catcher.cc); SIGTERM takes its default action and ends the process at once,
+ *   with no Java code run. To ActivityManager and JobScheduler that is the same death as
+ *   SIGKILL's: the binder dies, appDiedLocked logs `Process … has died`, and the bound job
+ *   ends with the service gone.
+ * - Before API 29 run-as ran the command in the app's own domain: SIGKILL.
+ */
+export function runAsKillSignal(apiLevel: number): '-9' | '-15' {
+  return apiLevel >= 29 && apiLevel < 34 ? '-15' : '-9';
+}

@@ -23,7 +23,7 @@ import { describeRowChange, outcomeFromRows, type WorkSpecRow } from '../android
 import { inspectDedupSchema } from './dedup-schema.js';
 import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
 import { DedupVerifyError, DeviceCommandError, ErrorCode, TimeoutError, describeError, hasErrorCode } from '../errors.js';
-import { checkForceStop, checkStartActivity, forceStop, forceStopCommand, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
+import { checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
 import { deleteRows, pullDatabase, tableRowsRead, withDatabase } from '../android/app-data.js';
 import { quoteSqlIdentifier } from '../android/names.js';
 import { deviceTimeRead, readDeviceTimeMs, setDeviceTime, setTimeCommand, setTimeTook, type SetTimeMethod } from '../android/clock.js';
@@ -713,7 +713,7 @@ export class DeviceHarness implements Harness {
       case 'signal': {
         const pid = await pids();
         if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
-        argv = ['run-as', this.pkg, 'kill', '-9', pid];
+        argv = ['run-as', this.pkg, 'kill', runAsKillSignal(this.apiLevel), pid];
         const from = this.ctx.observer.position;
         const sentAt = this.ctx.clock.monotonic();
         await this.act(label, () => this.device.shellText(argv));

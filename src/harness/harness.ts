@@ -38,7 +38,8 @@ export interface ServedItem {
 /**
  * How the process is killed mid-run, by the two means that kill a process running a worker on
  * a real device:
- * - `signal`: `run-as PKG kill -9 PID`, as the low-memory killer would (debuggable apps only);
+ * - `signal`: `run-as PKG kill -9 PID`, as the low-memory killer would (debuggable apps only),
+ *   or `kill -15` on API 29–33, where SELinux refuses run-as a SIGKILL (runAsKillSignal);
  * - `force-stop`: `am force-stop PKG` (also cancels the jobs and notifications; the app is
  *   relaunched before the next run).
  * `am kill` is not one: killBackgroundProcesses kills through

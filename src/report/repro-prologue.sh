@@ -287,12 +287,12 @@ kill_point() {
       || die "no request $2 to the held route in the serve-feed log within $WAIT_S s"
   fi
 }
-# run-as PKG kill -9 on the app's process on this device (the recorded pid was the recorded
+# run-as PKG kill -SIG on the app's process on this device (the recorded pid was the recorded
 # device's).
-kill_app_process() {
-  local pid
+kill_app_process() { # the signal as recorded: -9, or -15 where run-as may not send SIGKILL (API 29-33)
+  local pid sig=${1:--9}
   pid=$($ADB shell pidof "$PKG" | tr -d '\r')
-  if [[ $pid =~ ^[0-9]+$ ]]; then $ADB shell run-as "$PKG" kill -9 "$pid"
+  if [[ $pid =~ ^[0-9]+$ ]]; then $ADB shell run-as "$PKG" kill "$sig" "$pid"
   else echo "   note: no single process of $PKG to kill (pidof printed \"$pid\")"; fi
 }
 # After such a kill: its place was approximate, so the device may now be in another state than

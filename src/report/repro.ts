@@ -132,9 +132,14 @@ function isRunCommand(argv: readonly string[] | undefined): boolean {
   return argv !== undefined && argv[0] === 'cmd' && argv[1] === 'jobscheduler' && argv[2] === 'run';
 }
 
-/** A `run-as PKG kill -9 PID`: the pid was the recorded device's. */
+/** A `run-as PKG kill -SIG PID` (-9, or -15 where SELinux refuses run-as a SIGKILL): the pid was the recorded device's. */
 function isPidKill(argv: readonly string[] | undefined): argv is readonly string[] {
-  return argv !== undefined && argv[0] === 'run-as' && argv[2] === 'kill' && argv[3] === '-9' && argv.length === 5 && /^\d+$/.test(argv[4] ?? '');
+  return argv !== undefined && argv[0] === 'run-as' && argv[2] === 'kill' && /^-\d+$/.test(argv[3] ?? '') && argv.length === 5 && /^\d+$/.test(argv[4] ?? '');
+}
+
+/** The prologue's kill of the app's current process with the recorded signal. */
+function killAppProcessLine(argv: readonly string[]): string {
+  return `kill_app_process ${argv[3] ?? '-9'}`;
 }
 
 /** A device command that only read. */
@@ -444,7 +449,7 @@ function emitCommand(ctx: RenderContext, step: Extract<ReproStep, { kind: 'actio
       if (isPidKill(event.argv)) {
         out.say(`step ${n}: ${event.argv.join(' ')}`);
         out.comment(`The recorded pid (${event.argv[4] ?? ''}) was the app's on the recorded device: the app's pid here is looked up.`);
-        out.line('kill_app_process');
+        out.line(killAppProcessLine(event.argv));
       } else if (event.stdinBytes !== undefined || step.data !== undefined) {
         emitWrite(ctx, step, n, orTrue);
       } else {
@@ -580,7 +585,7 @@ function emitKill(out: Emitter, event: ActionEvent, n: number, run: number | und
   out.say(`step ${n}: ${argv.length > 0 ? argv.join(' ') : commandText(event)}`);
   if (isPidKill(event.argv)) {
     out.comment(`The recorded pid (${argv[4] ?? ''}) was the app's on the recorded device: the app's pid here is looked up.`);
-    out.line('kill_app_process');
+    out.line(killAppProcessLine(argv));
   } else {
     out.line(adbCommand(event));
   }

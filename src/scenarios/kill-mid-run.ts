@@ -15,9 +15,9 @@ interface KillPoint {
  * kill: from the 2nd kill point on, more than one item after one kill.
  */
 export const KILL_POINTS: readonly KillPoint[] = [
-  { name: 'during the feed fetch (kill -9)', killAt: { route: 'feed', nth: 1, kill: 'signal' } },
-  { name: 'between the 1st notification and its row (kill -9)', killAt: { route: 'receipts', nth: 1, kill: 'signal' } },
-  { name: 'between the 2nd notification and its row (kill -9)', killAt: { route: 'receipts', nth: 2, kill: 'signal' } },
+  { name: 'during the feed fetch (run-as kill)', killAt: { route: 'feed', nth: 1, kill: 'signal' } },
+  { name: 'between the 1st notification and its row (run-as kill)', killAt: { route: 'receipts', nth: 1, kill: 'signal' } },
+  { name: 'between the 2nd notification and its row (run-as kill)', killAt: { route: 'receipts', nth: 2, kill: 'signal' } },
   { name: 'between the 3rd notification and its row (force-stop, app restarted)', killAt: { route: 'receipts', nth: 3, kill: 'force-stop' } },
 ];
 

@@ -116,7 +116,7 @@ function expectedDeviceLines(steps: readonly ReproStep[], base: string): string[
     const argv = s.event.argv!;
     const failed = s.event.exitCode !== undefined && s.event.exitCode !== 0 ? ' || true' : '';
     if (argv[1] === 'jobscheduler' && argv[2] === 'run') lines.push(failed === '' ? 'begin_run' : `begin_run || echo '   the run command failed here too (it exited ${s.event.exitCode} when recorded)'`);
-    else if (argv[0] === 'run-as' && argv[2] === 'kill') lines.push('kill_app_process');
+    else if (argv[0] === 'run-as' && argv[2] === 'kill') lines.push(`kill_app_process ${argv[3]!}`);
     else {
       const adb = `$ADB shell ${argv.map((a) => quoteBash(quoteShellArg(a))).join(' ')}`;
       lines.push(s.data !== undefined ? `${adb} <"$HERE/files/${base}-step-${n}.bin"${failed}` : `${adb}${failed}`);
@@ -186,7 +186,7 @@ describe('repro scripts', () => {
       'use_feed kill-mid-run-step-4.xml',
       'begin_run',
       "kill_point '^[A-Z]+ /receipts([? ]|$)' 1",
-      'kill_app_process',
+      'kill_app_process -9',
       'after_kill 6',
       'show_posts',
       `$ADB shell am force-stop ${PKG}`,
@@ -397,7 +397,7 @@ describe('repro scripts', () => {
     expect(commands(part).filter((l) => !l.startsWith('watch '))).to.deep.equal([
       "kill_point '^[A-Z]+ /receipts([? ]|$)' 1",
       "say 'step 6: run-as com.example.feednotifier kill -9 4335'",
-      'kill_app_process',
+      'kill_app_process -9',
       'after_kill 6',
       'show_posts',
     ]);
@@ -417,11 +417,22 @@ describe('repro scripts', () => {
     const killScript = renderReproScript({ ...INPUT, steps }).script;
     const body = commands(recordedPart(killScript)).filter((l) => !l.startsWith('say ') && !l.startsWith('watch '));
     expect(body).to.deep.equal([
-      'begin_run', "kill_point '^[A-Z]+ /receipts([? ]|$)' 1", 'kill_app_process', 'after_kill 2', 'show_posts',
+      'begin_run', "kill_point '^[A-Z]+ /receipts([? ]|$)' 1", 'kill_app_process -9', 'after_kill 2', 'show_posts',
       'begin_run', "kill_point '^[A-Z]+ /feed\\.xml([? ]|$)' 2", `$ADB shell am force-stop ${PKG}`, 'after_kill 4', 'show_posts',
     ]);
     expect(commands(killScript).filter((l) => l.includes('4335') && !l.startsWith('say '))).to.deep.equal([]);
     expect(killScript).to.include('pid=$($ADB shell pidof "$PKG" | tr -d \'\\r\')');
+  });
+
+  it('replays a recorded run-as kill -15 (API 29-33, where run-as may not send SIGKILL) with that signal', () => {
+    const steps: ReproStep[] = [
+      step(sent(1, 'force-run', RUN, { run: 2 })),
+      step(sent(2, 'kill', ['run-as', PKG, 'kill', '-15', '4335'], { run: 2, heldRequest: { path: '/receipts', nth: 1 } })),
+      finished(3, 2, 'killed'),
+    ];
+    const killScript = renderReproScript({ ...INPUT, steps }).script;
+    expect(commands(recordedPart(killScript)).filter((l) => l.startsWith('kill_app_process'))).to.deep.equal(['kill_app_process -15']);
+    expect(killScript).to.include('$ADB shell run-as "$PKG" kill "$sig" "$pid"');
   });
 
   it('says at each run what to watch for: the lost item, the second post', () => {
@@ -521,7 +532,7 @@ describe('repro scripts', () => {
       `$ADB shell am start -n ${PKG}/.MainActivity`,
       '$ADB shell cmd alarm set-time 1717502400000',
       'begin_run',
-      'kill_app_process',
+      'kill_app_process -9',
       `$ADB shell run-as ${PKG} sh -c ${quoteBash(quoteShellArg('cat > databases/feed.db.dv-2 && mv -f databases/feed.db.dv-2 databases/feed.db'))} <"$HERE/files/kill-mid-run-step-6.bin"`,
     ]);
     expect(rendered.script).to.include("kill_point '^[A-Z]+ /feed\\.xml([? ]|$)' 1");

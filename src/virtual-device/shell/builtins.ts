@@ -347,6 +347,9 @@ const kill: Builtin = async (sh, argv, fds) => {
     } else if (result === 'EPERM') {
       await builtinError(sh, fds, 'kill', `${a}: Operation not permitted`);
       status = 1;
+    } else if (result === 'EACCES') {
+      await builtinError(sh, fds, 'kill', `${a}: Permission denied`);
+      status = 1;
     }
   }
   return status;

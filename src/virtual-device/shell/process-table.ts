@@ -75,6 +75,8 @@ export interface ProcessSpec {
   startMs?: number;
   /** Receives signals sent with kill; without it a fatal signal just removes the process. */
   onSignal?: (signal: number) => void;
+  /** SELinux domain of the process when it matters to a policy check (an app's `untrusted_app`). */
+  domain?: string;
 }
 
 export interface ProcessHandle {
@@ -83,16 +85,26 @@ export interface ProcessHandle {
   exit(): void;
 }
 
-export type SignalResult = 'ok' | 'ESRCH' | 'EPERM';
+export type SignalResult = 'ok' | 'ESRCH' | 'EPERM' | 'EACCES';
+
+/**
+ * The SELinux check of kill(2) (security_task_kill → selinux_task_kill, torvalds/linux
+ * security/selinux/hooks.c): whether the sender's domain may send `signal` to a process of
+ * `targetDomain`. True when the policy denies it.
+ */
+export type SignalPolicy = (sender: { uid: number }, target: { uid: number; domain: string | undefined }, signal: number) => boolean;
 
 interface Entry {
   info: ProcessInfo;
   onSignal: ((signal: number) => void) | undefined;
+  domain: string | undefined;
 }
 
 export class ProcessTable {
   private readonly entries = new Map<number, Entry>();
   private nextPid: number;
+  /** Installed by the Android model for its API level; none allows every signal DAC allows. */
+  signalPolicy: SignalPolicy | undefined;
 
   constructor(options: { firstPid?: number } = {}) {
     this.nextPid = options.firstPid ?? 4200;
@@ -114,7 +126,7 @@ export class ProcessTable {
       args: spec.args ?? [spec.name],
       startMs: spec.startMs ?? Date.now(),
     };
-    this.entries.set(pid, { info, onSignal: spec.onSignal });
+    this.entries.set(pid, { info, onSignal: spec.onSignal, domain: spec.domain });
     const id = pid;
     return { pid: id, exit: () => void this.entries.delete(id) };
   }
@@ -127,11 +139,17 @@ export class ProcessTable {
     return this.entries.get(pid)?.info;
   }
 
-  /** kill(2): root may signal anyone, others only processes of their own uid. Signal 0 probes. */
+  /**
+   * kill(2): root may signal anyone, others only processes of their own uid (EPERM, the DAC
+   * check of check_kill_permission, torvalds/linux kernel/signal.c), then the LSM hook, whose
+   * denial is EACCES (avc_has_perm in security/selinux/hooks.c). Signal 0 probes: SELinux maps
+   * it to the `signal` permission too, but no policy here denies that.
+   */
   signal(pid: number, signal: number, senderUid: number): SignalResult {
     const entry = this.entries.get(pid);
     if (entry === undefined) return 'ESRCH';
     if (senderUid !== 0 && senderUid !== entry.info.uid) return 'EPERM';
+    if (signal !== 0 && this.signalPolicy?.({ uid: senderUid }, { uid: entry.info.uid, domain: entry.domain }, signal) === true) return 'EACCES';
     if (signal === 0) return 'ok';
     if (entry.onSignal !== undefined) entry.onSignal(signal);
     else if (!isIgnoredByDefault(signal)) this.entries.delete(pid);

@@ -188,9 +188,16 @@ export class ActivityManagerService {
     started.catch(() => undefined);
     const record: ProcessRecord = { process, pkg, instance: undefined, started, activities: new Set() };
     this.records.set(pkg.packageName, record);
-    // Default actions (signal(7)): these are ignored or stop/continue; the rest terminate.
+    // Default actions (signal(7)): these are ignored or stop/continue; the rest terminate. ART
+    // takes SIGQUIT and SIGUSR1 itself: its "Signal Catcher" thread sigwait()s for them (blocked
+    // in every thread) and dumps the threads' stacks (SIGQUIT, the ANR trace) or forces a GC
+    // (SIGUSR1), and the process goes on; SIGPIPE is blocked too (aosp-mirror/platform_art
+    // runtime/signal_catcher.cc SignalCatcher::Run, runtime/runtime.cc Runtime::BlockSignals,
+    // GrapheneOS/platform_art @1cd00485). ART installs no SIGTERM handler, so SIGTERM ends the
+    // process with its default action, as SIGKILL does; the worker's code does not get to run.
     onSignal = (signal) => {
       if (signal === 0 || signal === 17 || signal === 18 || signal === 19 || signal === 20 || signal === 23 || signal === 28) return;
+      if (signal === 3 || signal === 10 || signal === 13) return;
       this.killPid(process.pid, signal);
     };
     process.onDeath(() => {

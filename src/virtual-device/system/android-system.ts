@@ -21,6 +21,7 @@ import { JobSchedulerService, type JobStatus } from './job-scheduler.js';
 import { CancelReason, NotificationManagerService } from './notification-manager.js';
 import { AppOpsService } from './app-ops.js';
 import { PackageManagerService, type PackageState } from './package-manager.js';
+import { runAsSignalPolicy, UNTRUSTED_APP_DOMAIN } from './selinux-signals.js';
 import { SettingsProvider } from './settings-provider.js';
 import { SystemLog } from './system-log.js';
 
@@ -104,7 +105,8 @@ export class AndroidSystem {
         this.notifications.cancelAllForPackage(pkg, CancelReason.PACKAGE_CHANGED);
         this.instrumentation.onPackageForceStopped(pkg);
       },
-      spawnProcess: (spec) => device.processes.spawn({ name: spec.name, uid: spec.uid, ppid: ZYGOTE_PID, startMs: spec.startMs, onSignal: spec.onSignal }),
+      spawnProcess: (spec) =>
+        device.processes.spawn({ name: spec.name, uid: spec.uid, ppid: ZYGOTE_PID, startMs: spec.startMs, onSignal: spec.onSignal, domain: UNTRUSTED_APP_DOMAIN }),
       onProcessStarted: (record) => this.listeners.onProcessStarted(record),
       nextIdentityHash: () => this.hashes.next(),
       // JobServiceContext keeps the JobService bound while the job executes (process importance).
@@ -113,6 +115,7 @@ export class AndroidSystem {
     this.listeners = new NotificationListeners(this);
     this.instrumentation = new InstrumentationController(this);
     const table = device.processes;
+    table.signalPolicy = runAsSignalPolicy(device.apiLevel);
     const boot = this.bootTimeMs;
     for (const p of [
       { name: 'zygote64', uid: 0, pid: ZYGOTE_PID, ppid: 1 },

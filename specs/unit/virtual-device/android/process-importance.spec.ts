@@ -319,3 +319,65 @@ describe('pm clear and runtime permissions', () => {
     expect(api30.hasPostNotifications('com.example.modern')).to.equal(true);
   });
 });
+
+describe('run-as signals under SELinux (runas_app: no sigkill before API 34; sources in selinux-signals.ts, kill.ts)', () => {
+  for (const apiLevel of [30, 33, 34]) {
+    describe(`API ${apiLevel}`, () => {
+      let device: VirtualDevice;
+      let system: AndroidSystem;
+      let running: JobParameters | undefined;
+      beforeEach(async () => {
+        device = await VirtualDevice.create({ apiLevel }, [installAndroidModel]);
+        system = getAndroidSystem(device)!;
+        running = undefined;
+        await system.install(
+          holderApp((p) => {
+            running = p;
+          }),
+        );
+        await sh(device, `am start -n ${HOLDER}/.Main`);
+        await until('the job to start', () => running);
+      });
+      afterEach(async () => {
+        await device.dispose();
+      });
+      const pidof = async (): Promise<string> => (await sh(device, `pidof ${HOLDER}`)).out.trim();
+
+      it(apiLevel < 34 ? 'run-as kill -9 is refused as toybox reports EACCES, and the process lives' : 'run-as kill -9 kills the process', async () => {
+        const pid = await pidof();
+        const r = await sh(device, `run-as ${HOLDER} kill -9 ${pid}`);
+        if (apiLevel < 34) {
+          expect(r).to.deep.equal({ out: '', err: `kill: unknown pid '${pid}'\n`, code: 1 });
+          expect(await pidof()).to.equal(pid);
+        } else {
+          expect(r).to.deep.equal({ out: '', err: '', code: 0 });
+          expect(await pidof()).to.equal('');
+        }
+      });
+
+      it('run-as kill -15 ends the process running the job like a SIGKILL: exit reason SIGNALED, the job kept for a retry', async () => {
+        const pid = await pidof();
+        expect(await sh(device, `run-as ${HOLDER} kill -15 ${pid}`)).to.deep.equal({ out: '', err: '', code: 0 });
+        expect(await pidof()).to.equal('');
+        expect(system.activities.exitInfos(HOLDER).find((e) => e.pid === Number(pid))).to.include({ reason: ExitReason.SIGNALED, description: 'signal 15' });
+        expect(system.jobs.all().filter((j) => j.sourcePackage === HOLDER).map((j) => [j.job.id, j.numFailures])).to.deep.equal([[7, 1]]);
+      });
+
+      it("run-as kill -3 and -10 reach ART's signal catcher: the process goes on", async () => {
+        const pid = await pidof();
+        expect((await sh(device, `run-as ${HOLDER} kill -3 ${pid}`)).code).to.equal(0);
+        expect((await sh(device, `run-as ${HOLDER} kill -10 ${pid}`)).code).to.equal(0);
+        expect(await pidof()).to.equal(pid);
+      });
+
+      it('the shell user may not signal the app at all (DAC: EPERM), by the shell builtin or toybox', async () => {
+        const pid = await pidof();
+        expect(await sh(device, `kill -9 ${pid}`)).to.deep.equal({ out: '', err: `/system/bin/sh: kill: ${pid}: Operation not permitted\n`, code: 1 });
+        const toybox = await sh(device, `/system/bin/kill -15 ${pid}`);
+        expect(toybox.err).to.equal(apiLevel < 34 ? `kill: unknown pid '${pid}'\n` : `kill: bad pid '${pid}': Operation not permitted\n`);
+        expect(toybox.code).to.equal(1);
+        expect(await pidof()).to.equal(pid);
+      });
+    });
+  }
+});

@@ -1,10 +1,23 @@
 /**
  * /system/bin/kill (toybox toys/posix/kill.c): kill [-s SIG | -SIG] PID..., kill -l.
- * (The shell's kill builtin usually answers.) Errors: `kill: PID: No such process`.
+ * (The shell's kill builtin usually answers; `run-as PKG kill …` exec()s this one.)
+ * A pid kill(2) refuses is reported as toybox's version reports it, with exit status 1
+ * (verror_msg sets toys.exitval to 1, lib/lib.c):
+ * - up to toybox 0.8.7 (Android 10–13: 0.8.0, 0.8.3, 0.8.4, 0.8.6), whatever the errno:
+ *   `error_msg("unknown pid '%s'", arg)` → `kill: unknown pid '123'` (landley/toybox
+ *   toys/posix/kill.c at tag 0.8.6);
+ * - from landley/toybox 25fdca73 (2022-07-31, "Tweak error handling so "kill 1" doesn't say
+ *   unknown pid 1: not permitted", first in 0.8.8; Android 14 ships 0.8.9):
+ *   `perror_msg("bad pid '%s'", arg)` → `kill: bad pid '123': Permission denied`.
  */
 import type { Command } from '../../types.js';
 import { signalNumber, SIGNALS } from '../process-table.js';
 import { errorMsg, helpExit, tb } from './toybox.js';
+
+/** First API level whose toybox has the `bad pid '%s': <strerror>` message (toybox 0.8.9). */
+const TOYBOX_BAD_PID_SINCE_API = 34;
+
+const STRERROR = { ESRCH: 'No such process', EPERM: 'Operation not permitted', EACCES: 'Permission denied' } as const;
 
 export const kill: Command = async (ctx) => {
   const args = ctx.argv.slice(1);
@@ -42,7 +55,7 @@ export const kill: Command = async (ctx) => {
     }
     const r = table.signal(Number(a), sig, ctx.uid);
     if (r !== 'ok') {
-      await errorMsg(ctx, `${a}: ${r === 'ESRCH' ? 'No such process' : 'Operation not permitted'}`);
+      await errorMsg(ctx, ctx.device.apiLevel < TOYBOX_BAD_PID_SINCE_API ? `unknown pid '${a}'` : `bad pid '${a}': ${STRERROR[r]}`);
       status = 1;
     }
   }

@@ -44,6 +44,9 @@ export function runAsCommand(system: AndroidSystem): (ctx: CommandContext) => Pr
     const bin = command[0]!;
     const name = bin.slice(bin.lastIndexOf('/') + 1);
     if (!ctx.device.commands.has(name)) return fail(`exec failed for ${bin}: No such file or directory`);
-    return ctx.runNested(command.map(shellQuote).join(' '), { uid: appUid, cwd: dataDir });
+    // execvp() of a bare name finds the binary on PATH, never a shell builtin of the same name:
+    // `run-as PKG kill …` is toybox's kill, not mksh's.
+    const path = bin.includes('/') ? bin : `/system/bin/${bin}`;
+    return ctx.runNested([path, ...command.slice(1)].map(shellQuote).join(' '), { uid: appUid, cwd: dataDir });
   };
 }
