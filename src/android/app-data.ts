@@ -22,7 +22,7 @@ import Database from 'better-sqlite3';
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
 import type { AndroidDevice } from '../device/android-device.js';
 import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
-import { runReads, type ShellRead } from './shell-reads.js';
+import { ReadAgain, runReads, type ShellRead } from './shell-reads.js';
 import type { ShellResult } from '../device/android-device.js';
 import { forceStop } from './activity.js';
 import { assertAppRelativePath, assertPackageName, quoteSqlIdentifier } from './names.js';
@@ -187,19 +187,34 @@ export interface PulledDatabase {
 }
 
 /**
- * A database with its -wal as one read (main and -wal in one shell invocation, and with other
- * reads when given to runReads), copied into a fresh host directory. Not -shm: see pullDatabase.
+ * A database with its -wal as one snapshot: one shell invocation (with other reads when given to
+ * runReads) reads the -wal, the main file and the -wal again, and the copy is taken only when the
+ * two -wal reads are the same bytes. The commands of one invocation still run one after another
+ * while the app writes, and SQLite changes the main file only by a checkpoint, which copies
+ * frames that are in the -wal into it ("the checkpoint operation … transfers the content of the
+ * WAL back into the original database", sqlite.org/wal.html; walformat.html). A -wal unchanged
+ * around the main file's read means no commit and no WAL reset came meanwhile, so every page the
+ * main file may have gained is in the -wal copy too, and SQLite replaying that copy on the host
+ * gives the database as of that -wal. When the two differ (a commit, or a checkpoint that reset
+ * the WAL: the salts in its header change), the invocation is sent again (ReadAgain).
+ * Reading main and -wal by two separate commands can tear (specs/unit/android/work-db-snapshot.spec.ts).
+ * Not -shm: see pullDatabase.
  */
 export function databaseRead(serial: string, request: { readonly pkg: string; readonly db: string; readonly hostDir?: string }): ShellRead<PulledDatabase> {
   const relative = databasePath(request.db);
-  const files = appFilesRead(serial, request.pkg, [relative, `${relative}-wal`]);
+  const files = appFilesRead(serial, request.pkg, [`${relative}-wal`, relative, `${relative}-wal`]);
   return {
     commands: files.commands,
     parse: async (results) => {
-      const [main, wal] = await files.parse(results);
-      return writeDatabaseCopy(serial, request, relative, main ?? null, wal ?? null);
+      const [walBefore, main, walAfter] = await files.parse(results);
+      if (!sameBytes(walBefore ?? null, walAfter ?? null)) throw new ReadAgain(`${relative}-wal of ${request.pkg} changed while ${relative} was read`);
+      return writeDatabaseCopy(serial, request, relative, main ?? null, walAfter ?? null);
     },
   };
+}
+
+function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
+  return a === null || b === null ? a === b : a.equals(b);
 }
 
 async function writeDatabaseCopy(

@@ -15,15 +15,36 @@ export interface ShellRead<T> {
 
 export type ReadValues<R extends readonly ShellRead<unknown>[]> = { -readonly [K in keyof R]: R[K] extends ShellRead<infer T> ? T : never };
 
+/**
+ * Thrown by a read's parse when what it read changed while it was being read (a database whose
+ * -wal changed between the commands of one invocation): runReads sends the invocation again.
+ */
+export class ReadAgain extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReadAgain';
+  }
+}
+
+/** How many times one invocation is sent when a read asks for it again, at most. */
+const MAX_READ_ATTEMPTS = 4;
+
 /** Runs every read's commands in one shell invocation; each read parses its own results. */
 export async function runReads<const R extends readonly ShellRead<unknown>[]>(device: AndroidDevice, reads: R, options: BatchOptions = {}): Promise<ReadValues<R>> {
   const commands = reads.flatMap((r) => r.commands);
-  const results = commands.length === 0 ? [] : await shellBatch(device, commands, options);
-  const values: unknown[] = [];
-  let at = 0;
-  for (const read of reads) {
-    values.push(await read.parse(results.slice(at, at + read.commands.length)));
-    at += read.commands.length;
+  for (let attempt = 1; ; attempt++) {
+    const results = commands.length === 0 ? [] : await shellBatch(device, commands, options);
+    const values: unknown[] = [];
+    let at = 0;
+    try {
+      for (const read of reads) {
+        values.push(await read.parse(results.slice(at, at + read.commands.length)));
+        at += read.commands.length;
+      }
+    } catch (e) {
+      if (e instanceof ReadAgain && attempt < MAX_READ_ATTEMPTS) continue;
+      throw e;
+    }
+    return values as ReadValues<R>;
   }
-  return values as ReadValues<R>;
 }

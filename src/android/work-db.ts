@@ -17,7 +17,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { AndroidDevice } from '../device/android-device.js';
-import { databaseRead, pullDatabase, withDatabase, type PulledDatabase } from './app-data.js';
+import { databaseRead, withDatabase, type PulledDatabase } from './app-data.js';
 import { runReads, type ShellRead } from './shell-reads.js';
 import type { WorkSpecModel, WorkSpecRow } from './work-spec.js';
 
@@ -56,9 +56,10 @@ export interface UniqueWork {
   readonly tags: readonly string[];
 }
 
-/** Pulls the workdb (with -wal/-shm) into a temp directory; call cleanup() when done. */
-export function pullWorkDatabase(device: AndroidDevice, pkg: string): Promise<PulledDatabase> {
-  return pullDatabase(device, { pkg, db: WORK_DATABASE_PATH });
+/** Pulls the workdb with its -wal, as one snapshot (databaseRead), into a temp directory; call cleanup() when done. */
+export async function pullWorkDatabase(device: AndroidDevice, pkg: string): Promise<PulledDatabase> {
+  const [pulled] = await runReads(device, [databaseRead(device.serial, { pkg, db: WORK_DATABASE_PATH })]);
+  return pulled;
 }
 
 /** Everything the harness reads from a host copy of the workdb. */
@@ -75,7 +76,7 @@ export function readWorkDatabase(dbPath: string): WorkDbSnapshot {
   }));
 }
 
-/** Copy (main and -wal in one shell invocation) + read + clean up. */
+/** Copy (-wal, main and -wal again in one shell invocation: one snapshot, databaseRead) + read + clean up. */
 export async function readDeviceWorkDatabase(device: AndroidDevice, pkg: string): Promise<WorkDbSnapshot> {
   const [snapshot] = await runReads(device, [workDatabaseRead(device.serial, pkg)]);
   return snapshot;

@@ -29,6 +29,7 @@ import { quoteSqlIdentifier } from '../android/names.js';
 import { deviceTimeRead, readDeviceTimeMs, setDeviceTime, setTimeCommand, setTimeTook, type SetTimeMethod } from '../android/clock.js';
 import { findJob, getJobState, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../android/job-scheduler.js';
 import type { JobEntry } from '../android/parsers/job-scheduler.js';
+import { WorkState } from '../android/work-spec.js';
 import { runReads, type ReadValues, type ShellRead } from '../android/shell-reads.js';
 import { FeedItemIndex } from '../android/notification-mapping.js';
 import { getNotificationRecord, listNotificationKeys } from '../android/notifications.js';
@@ -502,7 +503,13 @@ export class DeviceHarness implements Harness {
     const probe = options.probe === true;
     const run = probe ? 0 : this.ctx.nextRun();
     const evidence: string[] = [];
-    const guard: Awaited<ReturnType<DeviceHarness['planGuard']>> = probe ? await this.currentWork().then(async (r) => ({ ...r, now: await this.deviceNow() })) : await this.planGuard();
+    const plan = async (): Promise<Awaited<ReturnType<DeviceHarness['planGuard']>>> =>
+      probe ? await this.currentWork().then(async (r) => ({ ...r, now: await this.deviceNow() })) : await this.planGuard();
+    let guard = await plan();
+    if (this.awaitsRescheduling(guard)) {
+      await this.waitForRescheduledJob();
+      guard = await plan();
+    }
     const { now: deviceTime, work, jobs } = guard;
     const spec = work.primary;
     if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
@@ -995,6 +1002,37 @@ export class DeviceHarness implements Harness {
       }),
     );
     await this.waitForJob();
+  }
+
+  /**
+   * Whether the unique work is enqueued but its job is not (yet) there: the WorkSpec has no
+   * SystemIdInfo, or JobScheduler does not list its id. After a run WorkManager re-registers the
+   * work asynchronously: Schedulers.registerRescheduling posts to WorkManager's serial task
+   * executor, after the result line, SystemJobScheduler.cancel (the job and its SystemIdInfo row
+   * go) and Schedulers.schedule (a new id from IdGenerator, then JobScheduler.schedule) (androidx
+   * work/work-runtime/src/main/java/androidx/work/impl/Schedulers.java registerRescheduling,
+   * WorkManagerImpl.java's constructor passing taskExecutor.getSerialTaskExecutor()).
+   */
+  private awaitsRescheduling(read: { work: WorkSnapshot; jobs: readonly JobEntry[] }): boolean {
+    const spec = read.work.primary;
+    if (spec === undefined || spec.state !== WorkState.ENQUEUED) return false;
+    return spec.systemId === undefined || selectJob(read.jobs, { pkg: this.pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE }) === null;
+  }
+
+  /**
+   * Waits, up to REFUSED_AFTER_MS, for WorkManager's new job id (see awaitsRescheduling); a run
+   * whose job is still missing then is refused by forceRun.
+   */
+  private async waitForRescheduledJob(): Promise<void> {
+    const deadline = this.ctx.clock.monotonic() + REFUSED_AFTER_MS;
+    let delayMs = FIRST_JOB_POLL_MS;
+    for (;;) {
+      const state = await this.readWorkState().catch(() => undefined);
+      if (state !== undefined && !this.awaitsRescheduling(state)) return;
+      if (this.ctx.clock.monotonic() > deadline) return;
+      await delay(delayMs);
+      delayMs = Math.min(delayMs * 2, MAX_JOB_POLL_MS);
+    }
   }
 
   /**

@@ -321,7 +321,7 @@ describe('pm clear and runtime permissions', () => {
 });
 
 describe('run-as signals under SELinux (runas_app: no sigkill before API 34; sources in selinux-signals.ts, kill.ts)', () => {
-  for (const apiLevel of [30, 33, 34]) {
+  for (const apiLevel of [30, 33, 34] as const) {
     describe(`API ${apiLevel}`, () => {
       let device: VirtualDevice;
       let system: AndroidSystem;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AppContext, AppJobScheduler, JobInfoSpec } from '../../../../src/virtual-device/system/app-framework.js';
 import { AppProcess, ProcessDeath } from '../../../../src/virtual-device/system/app-process.js';
 import { WorkDatabase } from '../../../../src/virtual-device/apps/work-manager/work-database.js';
-import { WorkManager, EXTRA_WORK_SPEC_ID } from '../../../../src/virtual-device/apps/work-manager/work-manager.js';
+import { WorkManager, EXTRA_WORK_SPEC_ID, serialTaskExecutor, type TaskTimer } from '../../../../src/virtual-device/apps/work-manager/work-manager.js';
 import { BackoffPolicy, calculateNextRunTime, newWorkSpec, WorkState, type WorkSpec } from '../../../../src/virtual-device/apps/work-manager/work-spec.js';
 import { WorkerWrapper } from '../../../../src/virtual-device/apps/work-manager/worker-wrapper.js';
 import { Result, WorkLogger, type WorkerResult } from '../../../../src/virtual-device/apps/work-manager/worker.js';
@@ -293,5 +293,63 @@ describe('WorkManager model: enqueueing, scheduling and ForceStopRunnable', () =
     const again = WorkManager.initialize(f.context, () => undefined);
     expect(f.jobs.map((j) => j.id)).to.deep.equal([0]);
     expect(again.db.getPreference('last_force_stop_ms')).to.equal(T0 + HOUR);
+  });
+});
+
+describe("WorkManager model: re-scheduling after a run goes on WorkManager's task executor (Schedulers.registerRescheduling)", () => {
+  let f: Fixture;
+  afterEach(() => {
+    if (f.process.alive) f.process.kill('end');
+    rmSync(f.dir, { recursive: true, force: true });
+  });
+
+  /** A timer that runs nothing until the spec says so. */
+  function manualTimer(): { timer: TaskTimer; pending: (() => void)[]; delays: number[] } {
+    const pending: (() => void)[] = [];
+    const delays: number[] = [];
+    return { pending, delays, timer: (run, ms) => (pending.push(run), delays.push(ms)) };
+  }
+
+  const request = { workerClassName: 'com.example.Worker', intervalMs: DAY, flexMs: DAY };
+
+  it('after the result line and jobFinished the WorkSpec keeps its old job until the task runs; then the old id goes and a new one is scheduled', async () => {
+    f = fixture();
+    const t = manualTimer();
+    const wm = WorkManager.initialize(f.context, () => ({ startWork: () => Promise.resolve(Result.success()) }), { taskExecutor: serialTaskExecutor(t.timer, 5) });
+    const id = wm.enqueueUniquePeriodicWork('feed-poll', 'KEEP', request);
+    expect(wm.db.getSystemIdInfo(id, 0)).to.equal(0);
+    f.now = T0 + DAY + 1;
+    let finished: boolean | undefined;
+    const job = f.jobs[0]!;
+    expect(wm.onStartJob({ jobId: job.id, namespace: null, extras: job.extras, jobFinished: (r) => (finished = r) })).to.equal(true);
+    for (let i = 0; i < 100 && finished === undefined; i++) await new Promise((r) => setImmediate(r));
+    expect(finished).to.equal(false);
+    expect(f.logs.some((l) => l.startsWith('4 WM-WorkerWrapper: Worker result SUCCESS'))).to.equal(true);
+    // The result line and jobFinished have come; the re-scheduling waits on the task thread.
+    expect(t.pending).to.have.length(1);
+    expect(t.delays).to.deep.equal([5]);
+    expect(wm.db.getSystemIdInfo(id, 0)).to.equal(0);
+    expect(f.jobs.map((j) => j.id)).to.deep.equal([0]);
+    t.pending.shift()!();
+    expect(wm.db.getSystemIdInfo(id, 0)).to.equal(1);
+    expect(f.jobs.map((j) => j.id)).to.deep.equal([1]);
+  });
+
+  it('a process that dies before the task thread runs does not re-schedule', async () => {
+    f = fixture();
+    const t = manualTimer();
+    const wm = WorkManager.initialize(f.context, () => ({ startWork: () => Promise.resolve(Result.success()) }), { taskExecutor: serialTaskExecutor(t.timer, 5) });
+    const id = wm.enqueueUniquePeriodicWork('feed-poll', 'KEEP', request);
+    f.now = T0 + DAY + 1;
+    let finished = false;
+    const job = f.jobs[0]!;
+    wm.onStartJob({ jobId: job.id, namespace: null, extras: job.extras, jobFinished: () => (finished = true) });
+    for (let i = 0; i < 100 && !finished; i++) await new Promise((r) => setImmediate(r));
+    expect(finished).to.equal(true);
+    const stale = wm.db.getSystemIdInfo(id, 0);
+    f.process.kill('signal 9');
+    t.pending.shift()!();
+    expect(stale).to.equal(0);
+    expect(f.jobs.map((j) => j.id)).to.deep.equal([0]);
   });
 });

@@ -9,7 +9,14 @@
  *   `last_force_stop_ms` preference), "Application was force-stopped, rescheduling." (debug)
  * - WorkManagerImpl.java rescheduleEligibleWork: cancel all jobs, resetScheduledState, schedule
  * - Schedulers.java @051c4525: schedule() (limit 20, markScheduled) and registerRescheduling()
- *   (after an execution: cancel the job, schedule again unless already scheduled)
+ *   (after an execution: cancel the job, schedule again unless already scheduled). The listener
+ *   only posts that work to `executor`, the serial task executor WorkManagerImpl's constructor
+ *   passes (`Schedulers.registerRescheduling(schedulers, processor,
+ *   taskExecutor.getSerialTaskExecutor(), workDatabase, configuration)`): it runs on
+ *   WorkManager's background thread after the result line and after SystemJobService's
+ *   jobFinished, so for a moment the WorkSpec has no SystemIdInfo, or an id JobScheduler does
+ *   not have yet (SystemJobScheduler.cancel deletes the row, schedule() inserts a new id and then
+ *   calls JobScheduler.schedule).
  * - background/systemjob/SystemJobScheduler.java: job ids from SystemIdInfo or IdGenerator,
  *   cancel() drops SystemIdInfo, reconcileJobs()
  * - background/systemjob/SystemJobInfoConverter.java @ff5f304c: minimum latency =
@@ -73,6 +80,51 @@ export interface PeriodicWorkRequest extends WorkRequest {
 /** ExistingPeriodicWorkPolicy. */
 export type ExistingPeriodicWorkPolicy = 'KEEP' | 'UPDATE' | 'CANCEL_AND_REENQUEUE';
 
+/** WorkManagerTaskExecutor.getSerialTaskExecutor(): tasks run one at a time, in order, off the caller's stack. */
+export interface SerialTaskExecutor {
+  execute(task: () => void): void;
+}
+
+/** A timer as setTimeout is one: injected so that a spec decides when the task thread runs. */
+export type TaskTimer = (run: () => void, delayMs: number) => void;
+
+/** How long after it is posted the task thread takes a task up on the virtual device. */
+export const TASK_THREAD_DELAY_MS = 5;
+
+/** A serial executor whose tasks run `delayMs` after the one before ended (or after posting). */
+export function serialTaskExecutor(timer: TaskTimer = (run, ms) => void setTimeout(run, ms), delayMs = TASK_THREAD_DELAY_MS): SerialTaskExecutor {
+  const queue: (() => void)[] = [];
+  let busy = false;
+  const next = (): void => {
+    const task = queue.shift();
+    if (task === undefined) {
+      busy = false;
+      return;
+    }
+    timer(() => {
+      try {
+        task();
+      } finally {
+        next();
+      }
+    }, delayMs);
+  };
+  return {
+    execute(task) {
+      queue.push(task);
+      if (!busy) {
+        busy = true;
+        next();
+      }
+    },
+  };
+}
+
+export interface WorkManagerOptions {
+  /** WorkManager's serial task executor (default: serialTaskExecutor() on setTimeout). */
+  readonly taskExecutor?: SerialTaskExecutor;
+}
+
 interface RunningWork {
   readonly wrapper: WorkerWrapper;
   readonly params: JobParameters | undefined;
@@ -86,9 +138,11 @@ export class WorkManager {
   /** The JobScheduler WorkManager schedules into (namespaced on API 34+). */
   private readonly jobs: AppJobScheduler;
   private readonly running = new Map<string, RunningWork>();
+  private readonly taskExecutor: SerialTaskExecutor;
 
-  private constructor(context: AppContext, factory: WorkerFactory) {
+  private constructor(context: AppContext, factory: WorkerFactory, options: WorkManagerOptions) {
     this.context = context;
+    this.taskExecutor = options.taskExecutor ?? serialTaskExecutor();
     this.logger = new WorkLogger(context, context.workManagerLogLevel);
     this.factory = (className, params) => (className === DIAGNOSTICS_WORKER ? this.createDiagnosticsWorker() : factory(className, params));
     const noBackup = `${context.files.dataDir}/no_backup`;
@@ -101,8 +155,8 @@ export class WorkManager {
   }
 
   /** WorkManager.initialize: opens the database and runs ForceStopRunnable. */
-  static initialize(context: AppContext, factory: WorkerFactory): WorkManager {
-    const wm = new WorkManager(context, factory);
+  static initialize(context: AppContext, factory: WorkerFactory, options: WorkManagerOptions = {}): WorkManager {
+    const wm = new WorkManager(context, factory, options);
     wm.forceStopRunnable();
     return wm;
   }
@@ -412,15 +466,21 @@ export class WorkManager {
   }
 
   /**
-   * Processor.onExecuted listeners: Schedulers.registerRescheduling (cancel the job and schedule
-   * again unless the work is already scheduled), then SystemJobService.onExecuted (jobFinished).
+   * Processor.onExecuted listeners, in the order they were added: Schedulers.registerRescheduling
+   * (WorkManagerImpl's constructor), which posts to the task executor the cancel of the job and
+   * a schedule again unless the work is already scheduled; then SystemJobService.onExecuted
+   * (added in its onCreate), which calls jobFinished at once. The re-scheduling is then done on
+   * WorkManager's thread, a little later, unless the process has died meanwhile.
    */
   private onExecuted(id: string, needsReschedule: boolean, params: JobParameters | undefined): void {
     if (!this.context.process.alive) return;
-    if (!this.db.isScheduled(id)) {
-      this.cancelJobsOf(id);
-      this.schedule();
-    }
+    this.taskExecutor.execute(() => {
+      if (!this.context.process.alive) return;
+      if (!this.db.isScheduled(id)) {
+        this.cancelJobsOf(id);
+        this.schedule();
+      }
+    });
     params?.jobFinished(needsReschedule);
   }
 
