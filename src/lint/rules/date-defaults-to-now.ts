@@ -72,9 +72,20 @@ function dateParsers(project: Project): Set<FunctionDecl> {
   return out;
 }
 
+const namesCache = new WeakMap<Set<FunctionDecl>, { size: number; names: Set<string> }>();
+
+/** The parsers' names: only a call by one of them is resolved (resolution is the costly part). */
+function parserNames(parsers: Set<FunctionDecl>): Set<string> {
+  const hit = namesCache.get(parsers);
+  if (hit && hit.size === parsers.size) return hit.names;
+  const names = new Set([...parsers].map((f) => f.name));
+  namesCache.set(parsers, { size: parsers.size, names });
+  return names;
+}
+
 function isParserCall(project: Project, file: ParsedFile, k: number, resolver: ReturnType<typeof resolverOf>, parsers: Set<FunctionDecl>): boolean {
   const t = file.tokens[k] as Token;
-  if (t.kind !== TokenKind.Identifier || parsers.size === 0 || !isCallAt(file, k)) return false;
+  if (t.kind !== TokenKind.Identifier || !parserNames(parsers).has(t.value) || !isCallAt(file, k)) return false;
   const targets = resolver.resolveCall(file, k);
   if (targets.some((r) => parsers.has(r.fn))) return true;
   // Kotlin multiplatform: the call resolves to the bodiless `expect fun`; its `actual fun`s have the body
