@@ -1,6 +1,7 @@
 /**
  * Where a piece of code runs, from the notifier's point of view. A finding of the notifier rules
- * matters on the path from a WorkManager worker (its `doWork()` and what it calls, through calls
+ * matters on the path from a WorkManager worker, a JobScheduler `JobService` or a SyncAdapter
+ * (its `doWork()`, `onStartJob()` or `onPerformSync()` and what it calls, through calls
  * resolved by resolve.ts) to a `notify()` or a write of dedup state; the same code shown only by
  * an Activity, a Fragment, a view, an adapter or a view model (or run by a service or a receiver)
  * is not that path. Code that nothing in the scanned sources reaches (a helper whose callers are
@@ -8,7 +9,7 @@
  */
 import type { ClassDecl } from './declarations.js';
 import type { ClassRef, FunctionRef, Project } from './model.js';
-import { extendsAny, isNotifyCall, isWorkerClass } from './project.js';
+import { extendsAny, isNotifyCall, isWorkerPathClass } from './project.js';
 import { resolverOf } from './resolve.js';
 import { isKeyword, splitStatements, tokenizeSql, whereColumns } from './sql.js';
 import type { Token } from './tokenizer.js';
@@ -62,11 +63,11 @@ function outerClasses(cls: ClassDecl | undefined): ClassDecl[] {
 /** True when the function runs for a UI or non-worker entry point by where it is declared. */
 function isElsewhereEntry(project: Project, ref: FunctionRef): boolean {
   if (ref.fn.annotations.some((a) => a.name === 'Composable' || a.name === 'Preview')) return true;
-  return outerClasses(ref.fn.owner).some((c) => !isWorkerClass(project, c) && (extendsAny(project, c, UI_OR_OTHER, UI_SUPERTYPE)));
+  return outerClasses(ref.fn.owner).some((c) => !isWorkerPathClass(project, c) && (extendsAny(project, c, UI_OR_OTHER, UI_SUPERTYPE)));
 }
 
 function workerOf(project: Project, ref: FunctionRef): ClassRef | undefined {
-  for (const c of outerClasses(ref.fn.owner)) if (isWorkerClass(project, c)) return { file: ref.file, cls: c };
+  for (const c of outerClasses(ref.fn.owner)) if (isWorkerPathClass(project, c)) return { file: ref.file, cls: c };
   return undefined;
 }
 

@@ -93,6 +93,26 @@ export function isWorkerClass(project: Project, cls: ClassDecl): boolean {
   return extendsAny(project, cls, WORKER_BASES);
 }
 
+/**
+ * The framework's other periodic entry points, followed as worker paths: a JobScheduler job
+ * (`android.app.job.JobService`, whose `onStartJob` the system calls for each run of a
+ * `JobInfo.Builder.setPeriodic` job: aosp-mirror/platform_frameworks_base
+ * core/java/android/app/job/JobService.java) and a sync adapter
+ * (`android.content.AbstractThreadedSyncAdapter.onPerformSync`, run for `addPeriodicSync`:
+ * core/java/android/content/AbstractThreadedSyncAdapter.java).
+ */
+export const JOB_BASES = new Set(['JobService', 'AbstractThreadedSyncAdapter']);
+
+/** True for a JobScheduler `JobService` or a SyncAdapter (through project superclasses). */
+export function isJobClass(project: Project, cls: ClassDecl): boolean {
+  return extendsAny(project, cls, JOB_BASES);
+}
+
+/** A class whose code is a background run's path: a WorkManager worker, a JobService or a SyncAdapter. */
+export function isWorkerPathClass(project: Project, cls: ClassDecl): boolean {
+  return isWorkerClass(project, cls) || isJobClass(project, cls);
+}
+
 /** Activities and Fragments: code that only runs while the UI is shown. */
 export function isUiClass(project: Project, cls: ClassDecl): boolean {
   return extendsAny(project, cls, new Set(), /(Activity|Fragment)$/);

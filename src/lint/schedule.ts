@@ -11,11 +11,14 @@
  */
 import type { LintNote, Project } from './model.js';
 import { RuleId } from './model.js';
+import { functionAt } from './declarations.js';
+import type { PeriodicSite } from './periodic-work.js';
 import { findPeriodicSites } from './periodic-work.js';
+import { resolverOf } from './resolve.js';
 import { workerClasses } from './project.js';
 import { chainStart, isCallAt } from './syntax.js';
 import type { Token } from './tokenizer.js';
-import { TokenKind, isOp } from './tokenizer.js';
+import { TokenKind, isIdent, isOp } from './tokenizer.js';
 
 const ALARM_CALLS = /^(setRepeating|setInexactRepeating|setExactAndAllowWhileIdle|setAndAllowWhileIdle|setExact|setWindow)$/;
 
@@ -44,10 +47,36 @@ function otherSchedules(project: Project): Found[] {
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
 }
 
-/** Notes about the schedule: empty when WorkManager periodic work is found. */
+/**
+ * True when the function around a PeriodicWorkRequest is called: by a resolved call in the
+ * sources, or as a framework callback (`override`, `@Override`). A `schedulePeriodicSync()` that
+ * nothing calls builds its request for nothing (Droid-ify's WorkManager path beside its
+ * JobScheduler `SyncService.Job`).
+ */
+function siteIsCalled(project: Project, site: PeriodicSite): boolean {
+  const fn = functionAt(site.file.decls, site.index);
+  if (!fn) return true;
+  if (fn.annotations.some((a) => a.name === 'Override')) return true;
+  for (let k = fn.nameIndex - 1; k >= Math.max(0, fn.nameIndex - 6); k--) if (isIdent(site.file.tokens[k], 'override')) return true;
+  return resolverOf(project).callers(fn).length > 0;
+}
+
+/** Notes about the schedule: empty when WorkManager periodic work is found and scheduled. */
 export function scheduleNotes(project: Project): LintNote[] {
-  if (project.files.length === 0 || findPeriodicSites(project).length > 0) return [];
+  if (project.files.length === 0) return [];
+  const sites = findPeriodicSites(project);
+  if (sites.some((s) => siteIsCalled(project, s))) return [];
   const found = otherSchedules(project);
+  if (sites.length > 0) {
+    if (found.length === 0) return [];
+    const site = sites[0] as PeriodicSite;
+    const where = `${site.file.path}:${(site.file.tokens[site.index] as Token).line}`;
+    return [{
+      file: found[0]?.file as string,
+      line: found[0]?.line as number,
+      message: `the PeriodicWorkRequest (${where}) is built in a function nothing calls, so the work is not scheduled by WorkManager; found instead: ${found.slice(0, 5).map((f) => `${f.what} (${f.file}:${f.line})`).join(', ')}: ${RuleId.WindowVsInterval} compared the unused request's interval, not the one that runs`,
+    }];
+  }
   const workers = workerClasses(project).filter((w) => w.cls.name !== '');
   const instead = found.length > 0
     ? `found instead: ${found.slice(0, 5).map((f) => `${f.what} (${f.file}:${f.line})`).join(', ')}${found.length > 5 ? ` and ${found.length - 5} more` : ''}`

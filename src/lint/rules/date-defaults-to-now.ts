@@ -21,13 +21,90 @@ import { callEnd, callOpenParen, chainStart, continuesAcrossLine, isCallAt, left
 import type { Token } from '../tokenizer.js';
 import { TokenKind, isIdent, isOp } from '../tokenizer.js';
 import { functionAt } from '../declarations.js';
+import type { ValueDecl } from '../constants.js';
 
 const RULE = RuleId.DateDefaultsToNow;
 const FALLBACK_CALLS = new Set(['getOrElse', 'getOrDefault', 'orElse', 'orElseGet', 'recover', 'onErrorReturnItem', 'onErrorReturn']);
 const BOUNDARY_OPS = new Set([';', '{', '}', '=', ',', '->']);
 
-/** `?:` whose right side contains token `k`, with a date parse on its left. */
-function viaElvis(file: ParsedFile, k: number): boolean {
+const parserCache = new WeakMap<Project, Set<FunctionDecl>>();
+
+/** True when the body can yield null or 0: a `null` or a zero literal in it. */
+function yieldsNullOrZero(ref: FunctionRef): boolean {
+  const b = ref.fn.body;
+  if (!b) return false;
+  for (let k = b.start; k <= b.end; k++) {
+    const t = ref.file.tokens[k] as Token;
+    if (isIdent(t, 'null')) return true;
+    if (t.kind === TokenKind.Number && /^0[lL]?$/.test(t.text)) return true;
+  }
+  return false;
+}
+
+/**
+ * The project's date parsers by what they return, not by their names: a function whose body
+ * parses a date (`parse`, `DateTimeFormatter…parse`, `Instant.parse`, or another such function)
+ * and can yield null or 0 when it fails (`catch (e: Exception) { null }`, `return null`). Twine's
+ * `String?.dateStringToEpochMillis()` (msasikanth/twine 1b9565db,
+ * core/base/src/jvmMain/kotlin/dev/sasikanth/rss/reader/util/DateTimeFormatters.jvm.kt) is one.
+ */
+function dateParsers(project: Project): Set<FunctionDecl> {
+  const hit = parserCache.get(project);
+  if (hit) return hit;
+  const out = new Set<FunctionDecl>();
+  parserCache.set(project, out);
+  const candidates: FunctionRef[] = [];
+  for (const list of project.functionsByName.values()) for (const r of list) if (r.fn.body && yieldsNullOrZero(r)) candidates.push(r);
+  const resolver = resolverOf(project);
+  for (let round = 0, grew = true; round < 4 && grew; round++) {
+    grew = false;
+    for (const r of candidates) {
+      if (out.has(r.fn)) continue;
+      const b = r.fn.body as Range;
+      let parses = containsDateParse(r.file, b) >= 0;
+      for (let k = b.start; !parses && round > 0 && k <= b.end; k++) parses = isParserCall(project, r.file, k, resolver, out);
+      if (parses) {
+        out.add(r.fn);
+        grew = true;
+      }
+    }
+  }
+  return out;
+}
+
+const namesCache = new WeakMap<Set<FunctionDecl>, { size: number; names: Set<string> }>();
+
+/** The parsers' names: only a call by one of them is resolved (resolution is the costly part). */
+function parserNames(parsers: Set<FunctionDecl>): Set<string> {
+  const hit = namesCache.get(parsers);
+  if (hit && hit.size === parsers.size) return hit.names;
+  const names = new Set([...parsers].map((f) => f.name));
+  namesCache.set(parsers, { size: parsers.size, names });
+  return names;
+}
+
+function isParserCall(project: Project, file: ParsedFile, k: number, resolver: ReturnType<typeof resolverOf>, parsers: Set<FunctionDecl>): boolean {
+  const t = file.tokens[k] as Token;
+  if (t.kind !== TokenKind.Identifier || !parserNames(parsers).has(t.value) || !isCallAt(file, k)) return false;
+  const targets = resolver.resolveCall(file, k);
+  if (targets.some((r) => parsers.has(r.fn))) return true;
+  // Kotlin multiplatform: the call resolves to the bodiless `expect fun`; its `actual fun`s have the body
+  return targets.length > 0 && targets.every((r) => !r.fn.body) &&
+    (project.functionsByName.get(t.value) ?? []).some((r) => parsers.has(r.fn));
+}
+
+/** A date parse in `range`: a parse call, or a call of one of the project's date parsers. */
+function parsesDate(project: Project, file: ParsedFile, range: Range): boolean {
+  if (containsDateParse(file, range) >= 0) return true;
+  const parsers = dateParsers(project);
+  if (parsers.size === 0) return false;
+  const resolver = resolverOf(project);
+  for (let k = range.start; k <= range.end; k++) if (isParserCall(project, file, k, resolver, parsers)) return true;
+  return false;
+}
+
+/** `?:` whose right side contains token `k`, with a date parse (or a local holding one) on its left. */
+function viaElvis(project: Project, file: ParsedFile, k: number): boolean {
   for (let i = k - 1; i >= 0; i--) {
     const t = file.tokens[i] as Token;
     if (t.kind === TokenKind.Operator) {
@@ -38,7 +115,11 @@ function viaElvis(file: ParsedFile, k: number): boolean {
         continue;
       }
       if (t.text === '(' || t.text === '[' || BOUNDARY_OPS.has(t.text)) return false;
-      if (t.text === '?:') return containsDateParse(file, leftOperand(file, i)) >= 0;
+      if (t.text === '?:') {
+        const left = leftOperand(file, i);
+        if (parsesDate(project, file, left)) return true;
+        return elvisLocal(project, file, left, k) !== undefined;
+      }
     }
     // a new Kotlin statement began here without an elvis
     if (file.language === 'kotlin' && t.newlineBefore && !continuesAcrossLine(file, i)) return false;
@@ -143,13 +224,33 @@ function enclosingCatchTry(file: ParsedFile, k: number): { try: Range; catchClos
   return undefined;
 }
 
+/** The local declared before `k` that `left` names and that holds a date parse result (`val ms = raw?.toEpochMillisOrNull()`). */
+function elvisLocal(project: Project, file: ParsedFile, left: Range, k: number): ValueDecl | undefined {
+  const name = file.tokens[left.start] as Token;
+  if (left.start !== left.end || !isIdent(name)) return undefined;
+  const fn = functionAt(file.decls, k);
+  if (!fn) return undefined;
+  let found: ValueDecl | undefined;
+  for (const d of project.values) {
+    if (d.file === file && d.fn === fn && d.name === name.value && d.nameIndex < k && (!found || d.nameIndex > found.nameIndex)) found = d;
+  }
+  return found && parsesDate(project, file, found.init) ? found : undefined;
+}
+
+/** The `?:` left of `k` whose left side is a parsed local: where that local's parse is. */
+function elvisLocalAt(project: Project, file: ParsedFile, k: number): ValueDecl | undefined {
+  const op = file.tokens[k - 1];
+  if (!isOp(op, '?:')) return undefined;
+  return elvisLocal(project, file, leftOperand(file, k - 1), k);
+}
+
 /** Names of locals in the function around `k` that hold a date parse result. */
 function parsedLocals(project: Project, file: ParsedFile, k: number): Set<string> {
   const fn = functionAt(file.decls, k);
   const names = new Set<string>();
   if (!fn) return names;
   for (const d of project.values) {
-    if (d.file === file && d.fn === fn && containsDateParse(file, d.init) >= 0) names.add(d.name);
+    if (d.file === file && d.fn === fn && d.nameIndex < k && parsesDate(project, file, d.init)) names.add(d.name);
   }
   return names;
 }
@@ -296,7 +397,7 @@ function viaEarlyReturn(project: Project, file: ParsedFile, k: number, end: numb
 
 /** How the value at `k`…`end` is the fallback of a date parse, or undefined. */
 function fallbackHow(project: Project, file: ParsedFile, k: number, end: number): string | undefined {
-  if (viaElvis(file, k)) return 'the `?:` fallback of a date parse';
+  if (viaElvis(project, file, k)) return 'the `?:` fallback of a date parse';
   if (viaFallbackCall(file, k)) return 'the fallback of a failed date parse';
   const tryBlock = enclosingCatchTry(file, k);
   if (tryBlock && containsDateParse(file, tryBlock.try) >= 0 && isBlockValue(file, k, tryBlock.catchClose)) return 'the catch block of a date parse';
@@ -403,7 +504,15 @@ export function checkDateDefaultsToNow(project: Project): RuleOutput {
       const how = fallbackHow(project, file, k, end);
       // a wrapper called on its object (`TimeSource.currentTime()`) is shown from the object
       const shown = isOp(file.tokens[k - 1], '.') && nowExpressionEnd(file, k) < 0 ? chainStart(file, k) : k;
-      if (how !== undefined) push(file, shown, `\`${rangeText(file, { start: shown, end })}\``, how);
+      if (how === undefined) {
+        k = end;
+        continue;
+      }
+      const now = `\`${rangeText(file, { start: shown, end })}\``;
+      // through a local: reported where the date is parsed, naming the fallback's line
+      const local = elvisLocalAt(project, file, k);
+      if (local) push(file, local.nameIndex, `\`${local.name}\` holds a date parse that yields null on failure, and ${now} (line ${(file.tokens[k] as Token).line})`, how);
+      else push(file, shown, now, how);
       k = end;
     }
   }
