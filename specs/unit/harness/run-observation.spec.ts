@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { FeedItemIndex, javaStringHashCode } from '../../../src/android/notification-mapping.js';
 import { parseLogLine } from '../../../src/android/parsers/logcat.js';
 import type { JournalEntry } from '../../../src/feed/fixture-server.js';
-import type { ObservedLine } from '../../../src/harness/log-observer.js';
+import { readStreamLine, type ObservedLine } from '../../../src/harness/log-observer.js';
 import { observeJournal, observeLogLines, observeRunEnd, type ObservationContext, type RunWindow } from '../../../src/harness/run-observation.js';
 
 const PKG = 'com.example.feednotifier';
@@ -54,6 +54,18 @@ describe('run observation: what one run was seen to do, as history events', () =
       ['notified', A, 'post', 1717000001000],
       ['notified', A, 'update', 1717000004000],
     ]);
+  });
+
+  it('a stream line in a layout the logcat parser does not know becomes unparsed when it names notification_enqueue; other such lines are dropped', async () => {
+    const brief = `I/notification_enqueue( 1508): [10190,4242,${PKG},${javaStringHashCode(A)},NULL,0,Notification(channel=feed_items),0]`;
+    const kept = readStreamLine(brief);
+    expect(kept).to.not.equal(null);
+    const seen = await observeLogLines([{ ...kept!, seq: 0, raw: brief }], { run: 2, deviceTime: 1717000009000, probe: false, hostAtStart: 0 }, ctx);
+    expect(seen.events).to.deep.equal([{ type: 'unparsed', t: 1717000009000, tag: 'notification_enqueue', line: brief, run: 2 }]);
+    expect(seen.posted).to.deep.equal([]);
+    expect(readStreamLine('--------- beginning of events')).to.equal(null);
+    expect(readStreamLine('I/WM-WorkerWrapper( 4321): Worker result SUCCESS')).to.equal(null);
+    expect(readStreamLine(enqueue(1717000005, A, 0))?.tag).to.equal('notification_enqueue');
   });
 
   it('an enqueue the parser cannot read is kept as unparsed, with the line; one no item maps is looked up by content', async () => {
