@@ -1,7 +1,8 @@
 /**
- * What differs between the API 30, 33 and 34 profiles, seen through adb: JobScheduler namespaces
- * (34 only), POST_NOTIFICATIONS (a runtime permission from 33; unknown on 30), and the
- * NotificationRecord dump (the `vis=` line is A14's).
+ * What differs between the API 30, 33, 34, 35 and 36 profiles, seen through adb: JobScheduler
+ * namespaces (34 on), POST_NOTIFICATIONS (a runtime permission from 33; unknown on 30), the
+ * NotificationRecord dump (the `vis=` line is A14's), the build fingerprint and the
+ * `notification_enqueue` field list (A15 appends app_provided).
  */
 import { expect } from 'chai';
 import { startFixtureServer, type FixtureServer } from '../../src/feed/fixture-server.js';
@@ -34,7 +35,7 @@ describe('android model: API level profiles (adb only)', function () {
     await fixture.close();
   });
 
-  async function device(apiLevel: 30 | 33 | 34): Promise<{ sh: (cmd: string) => Promise<{ out: string; err: string; code: number }>; waitFor: (what: string, ok: () => Promise<boolean>) => Promise<void> }> {
+  async function device(apiLevel: 30 | 33 | 34 | 35 | 36): Promise<{ sh: (cmd: string) => Promise<{ out: string; err: string; code: number }>; waitFor: (what: string, ok: () => Promise<boolean>) => Promise<void> }> {
     const d = await devices.start({ apiLevel });
     await adb.connect(d.serial);
     await adb.adb(['-s', d.serial, 'reverse', 'tcp:8765', `tcp:${fixture.port}`]);
@@ -101,4 +102,30 @@ describe('android model: API level profiles (adb only)', function () {
     expect(internet.code).to.equal(255);
     expect(internet.err).to.include(`java.lang.SecurityException: Permission android.permission.INTERNET requested by ${PKG} is not a changeable permission type`);
   });
+
+  const enqueueLines = async (sh: (cmd: string) => Promise<{ out: string }>): Promise<string[]> => (await sh('logcat -b events -d')).out.split('\n').filter((l) => l.includes(' notification_enqueue: '));
+
+  it('API 34: notification_enqueue ends with the status (no app_provided)', async () => {
+    const { sh, waitFor } = await device(34);
+    await sh(`am start -n ${PKG}/.MainActivity`);
+    await waitFor('the first post', async () => (await enqueueLines(sh)).length > 0);
+    expect((await enqueueLines(sh))[0]).to.match(/vis=PRIVATE\),0\]\r?$/);
+  });
+
+  for (const [api, fingerprint] of [
+    [35, 'google/sdk_gphone64_x86_64/emu64xa:15/AE3A.240806.043/12960925:userdebug/dev-keys'],
+    [36, 'google/sdk_gphone64_x86_64/emu64xa:16/BE2A.250530.026.F3/13894323:userdebug/dev-keys'],
+  ] as const) {
+    it(`API ${api}: the emulator image's fingerprint, namespaced WorkManager jobs, notification_enqueue with app_provided`, async () => {
+      const { sh, waitFor } = await device(api);
+      expect((await sh('getprop ro.build.fingerprint')).out).to.equal(`${fingerprint}\n`);
+      expect((await sh('getprop ro.build.version.sdk')).out).to.equal(`${api}\n`);
+      await sh(`am start -n ${PKG}/.MainActivity`);
+      await waitFor('the first period', async () => (await resultCount(sh)) === 1);
+      expect((await sh(`dumpsys jobscheduler ${PKG}`)).out).to.match(/^ {2}JOB androidx\.work\.systemjobscheduler:u0a190\/\d+: /m);
+      const lines = await enqueueLines(sh);
+      expect(lines.length).to.be.greaterThan(0);
+      for (const l of lines) expect(l).to.match(/\),[01],1\]\r?$/);
+    });
+  }
 });

@@ -60,6 +60,15 @@ describe('traps matrix (virtual device, real adb)', function () {
     }
   }
 
+  // The API 35 and 36 profiles: one bug each (the whole matrix on every level would cost CI time).
+  for (const [api, bug, scenario] of [['35', 'no-db-check', 'back-to-back'], ['36', 'newest-first', 'oldest-first']] as const) {
+    it(`API ${api}: --bug ${bug} fails ${scenario}`, async () => {
+      const { code, report, stderr } = await run(`api${api}-${bug}`, ['--api', api, '--bug', bug, '--scenario', scenario]);
+      expect(report.scenarios.map((x) => [x.name, x.verdict]), stderr.slice(-2000)).to.deep.equal([[scenario, 'fail']]);
+      expect(code).to.equal(1);
+    });
+  }
+
   it('two bugs at once are both caught in one run, and an unaffected scenario still passes', async () => {
     const { report } = await run('combo', ['--bug', 'newest-first', '--bug', 'key-on-title', '--scenario', 'oldest-first', '--scenario', 'title-edit', '--scenario', 'back-to-back']);
     const v = Object.fromEntries(report.scenarios.map((s) => [s.name, s.verdict]));

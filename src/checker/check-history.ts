@@ -444,6 +444,9 @@ class HistoryChecker implements Checker {
       case 'action':
         // Read by the property checks (src/checker/properties), not by the notification checks.
         return;
+      case 'system-summary':
+        // Android's own post in the app's name (an autogroup summary): no item, nothing to check.
+        return;
       case 'forgotten': {
         if (event.items === 'all') this.globalForgets += 1;
         else for (const key of new Set(event.items)) this.item(key).forgets += 1;

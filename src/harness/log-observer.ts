@@ -110,7 +110,7 @@ export class LogObserver {
   }
 
   private accept(raw: string): void {
-    const parsed = parseLogLine(raw);
+    const parsed = readStreamLine(raw);
     if (parsed === null) return;
     this.lines.push({ ...parsed, seq: this.lines.length, raw });
     this.wake();
@@ -119,4 +119,16 @@ export class LogObserver {
   private wake(): void {
     for (const w of [...this.waiters]) w();
   }
+}
+
+/**
+ * A line in a layout parseLogLine does not know that names notification_enqueue is kept, with an
+ * empty message the enqueue parser refuses, so it becomes an `unparsed` history event (the item
+ * undecided) instead of vanishing (the item reported lost). Other unknown lines are dividers and
+ * noise and are dropped.
+ */
+export function readStreamLine(raw: string): LogLine | null {
+  const parsed = parseLogLine(raw);
+  if (parsed !== null || !raw.includes('notification_enqueue')) return parsed;
+  return { timeMs: null, timeText: '', pid: -1, tid: -1, priority: 'I', tag: 'notification_enqueue', message: '' };
 }

@@ -71,6 +71,10 @@ export async function observeLogLines(lines: readonly ObservedLine[], window: Ru
         continue;
       }
       if (e.pkg !== ctx.pkg || e.status === 'ignored') continue;
+      if (isSystemSummaryTag(e.tag)) {
+        emit({ type: 'system-summary', t, run: window.run, id: e.id, tag: e.tag, status: e.status, evidence: [line.raw] });
+        continue;
+      }
       const mapping = ctx.index.map({ id: e.id, tag: e.tag }, ctx.match, null);
       const item = mapping.kind === 'mapped' ? mapping.item : await ctx.mapByContent(ctx.index, e.id, e.tag);
       (e.status === 'post' ? posted : updated).push(item);
@@ -146,4 +150,17 @@ export function stripQuery(path: string): string {
 
 export function journalLine(j: JournalEntry): string {
   return `${j.method} ${j.path} → ${j.dropped ? 'dropped' : j.status}${j.fault ? ` (fault ${j.fault})` : ''}`;
+}
+
+/**
+ * Tags of the posts NotificationManagerService makes in the app's name: GroupHelper's autogroup
+ * summary, `AUTOGROUP_KEY = "ranker_group"` (frameworks/base services/core/java/com/android/server/
+ * notification/GroupHelper.java, android-11 to android-15 tags), posted by
+ * NotificationManagerService.addAutoGroupSummary through EnqueueNotificationRunnable, which
+ * writes its notification_enqueue with the app's package; and Android 16's aggregate section
+ * groups (`Aggregate_AlertingSection`, `Aggregate_SilentSection`, …, GroupHelper.java at the
+ * android16 tag), seen by listeners as `|g:Aggregate_…` keys (home-assistant/android #6905).
+ */
+export function isSystemSummaryTag(tag: string | null): tag is string {
+  return tag === 'ranker_group' || (tag !== null && tag.startsWith('Aggregate_'));
 }

@@ -19,7 +19,10 @@
  *   steps that are not one command (a fault plan, a row deletion, a probe run's result);
  * - `aborted`: the harness itself failed, so the history is incomplete (verdict unknown);
  * - `unparsed`: a line of a record kind the checks rely on (a `notification_enqueue` event) that
- *   the parsers did not understand: what it recorded is missing (verdict unknown, not lost).
+ *   the parsers did not understand: what it recorded is missing (verdict unknown, not lost);
+ * - `system-summary`: a post Android made in the app's name (an autogroup summary, tag
+ *   `ranker_group`, or an Android 16 `Aggregate_*` section group), kept apart from the items;
+ *   informational, no check reads it.
  */
 
 export const HistoryEventType = {
@@ -40,6 +43,7 @@ export const HistoryEventType = {
   Action: 'action',
   Aborted: 'aborted',
   Unparsed: 'unparsed',
+  SystemSummary: 'system-summary',
 } as const;
 export type HistoryEventType = (typeof HistoryEventType)[keyof typeof HistoryEventType];
 
@@ -383,11 +387,27 @@ export type TimedHistoryEvent =
   | SchemaEvent
   | ActionEvent
   | AbortedEvent
-  | UnparsedEvent;
+  | UnparsedEvent
+  | SystemSummaryEvent;
 
 export type HistoryEvent = ConfigEvent | TimedHistoryEvent;
 
 /** An example line per type, quoted in error messages so the fix is visible. */
+/**
+ * A `notification_enqueue` of the app's package that Android itself posted: NotificationManager-
+ * Service's GroupHelper autogroup summary (tag `ranker_group`) or an Android 16 aggregate section
+ * group (tag `Aggregate_…`). Not an item: the checks skip it.
+ */
+export interface SystemSummaryEvent extends TimedEventBase {
+  type: 'system-summary';
+  /** The notification id and tag as logged. */
+  id: number;
+  tag: string;
+  status: NotifyStatus;
+  run?: number;
+  evidence?: string[];
+}
+
 export const EXAMPLE_EVENTS: { readonly [K in HistoryEventType]: string } = {
   config: '{"type":"config","windowMs":172800000,"intervalMs":86400000,"allowedDuplicates":0}',
   published: '{"type":"published","t":1717000000000,"item":"https://example.com/a","publishedAt":1716990000000,"title":"A"}',
@@ -406,6 +426,7 @@ export const EXAMPLE_EVENTS: { readonly [K in HistoryEventType]: string } = {
   action: '{"type":"action","t":1717000001000,"action":"force-stop","argv":["am","force-stop","com.example.app"],"via":"shell","exitCode":0,"durationMs":38}',
   aborted: '{"type":"aborted","t":1717000001100,"detail":"device went away"}',
   unparsed: '{"type":"unparsed","t":1717000001200,"tag":"notification_enqueue","line":"I notification_enqueue: [10190,…]","run":1}',
+  'system-summary': '{"type":"system-summary","t":1717000001300,"id":2147483647,"tag":"ranker_group","status":"post","run":1}',
 };
 
 const EVENT_TYPES: readonly string[] = Object.values(HistoryEventType);
@@ -607,6 +628,10 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
     case 'unparsed':
       return checkTimed(o) ?? required(o, 'tag', 'the record kind (a logcat tag)', isString) ?? required(o, 'line', 'the line as printed', isString) ??
         optional(o, 'run', 'a whole number >= 0', isRunNumber);
+    case 'system-summary':
+      return checkTimed(o) ?? required(o, 'id', 'the notification id (a whole number)', (v) => typeof v === 'number' && Number.isInteger(v)) ?? required(o, 'tag', 'the notification tag', isString) ??
+        required(o, 'status', `one of ${NOTIFY_STATUSES.join(', ')}`, (v) => typeof v === 'string' && NOTIFY_STATUSES.includes(v)) ??
+        optional(o, 'run', 'a whole number >= 0', isRunNumber) ?? optional(o, 'evidence', 'a list of lines', (v) => Array.isArray(v) && v.every(isString));
     default: {
       const unreachable: never = type;
       return `unknown type ${String(unreachable)}`;

@@ -23,7 +23,7 @@ import { apiProfile, PHYSICAL_API_LEVEL, type ApiLevel } from './profiles.js';
 export type DeviceInstaller = (device: VirtualDevice) => Promise<void>;
 
 export interface VirtualDeviceOptions {
-  /** API level profile: 30, 33 or 34 (default 34). */
+  /** API level profile: 30, 33, 34, 35 or 36 (default 34). */
   apiLevel?: ApiLevel;
   /** `adb root` refused as on a production (user) build. */
   noRoot?: boolean;

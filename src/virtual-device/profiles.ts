@@ -6,17 +6,20 @@
  * (`ro.build.fingerprint`, built in AOSP `build/make/core/sysprop.mk`); the build ids and numbers
  * are those of public emulator captures of each image: Android 11 `RSR1.240422.006/12134477`,
  * Android 13 `TE1A.220922.019/11045064`, Android 14 `UE1A.230829.050/12077443` (a tombstone's
- * "Build fingerprint:" line). Images without root (`noRoot`, the Google Play ones) are
+ * "Build fingerprint:" line), Android 15 `AE3A.240806.043/12960925` (`getprop ro.build.fingerprint`
+ * of the `android-35;google_apis;x86_64` image, quoted in several published device-test notes),
+ * Android 16 `BE2A.250530.026.F3/13894323` (the `system-images;android-36;google_apis;x86_64`
+ * revision 7 image, in published getprop tables). Images without root (`noRoot`, the Google Play ones) are
  * `user/release-keys`.
  */
-export type ApiLevel = 30 | 33 | 34;
-export const API_LEVELS: readonly ApiLevel[] = [30, 33, 34];
+export type ApiLevel = 30 | 33 | 34 | 35 | 36;
+export const API_LEVELS: readonly ApiLevel[] = [30, 33, 34, 35, 36];
 
 export function isApiLevel(n: number): n is ApiLevel {
   return (API_LEVELS as readonly number[]).includes(n);
 }
 
-const RELEASE: Record<ApiLevel, string> = { 30: '11', 33: '13', 34: '14' };
+const RELEASE: Record<ApiLevel, string> = { 30: '11', 33: '13', 34: '14', 35: '15', 36: '16' };
 
 interface Image {
   readonly product: string;
@@ -29,6 +32,8 @@ const IMAGE: Record<ApiLevel, Image> = {
   30: { product: 'sdk_gphone_x86_64', device: 'generic_x86_64_arm64', buildId: 'RSR1.240422.006', buildNumber: '12134477' },
   33: { product: 'sdk_gphone64_x86_64', device: 'emu64xa', buildId: 'TE1A.220922.019', buildNumber: '11045064' },
   34: { product: 'sdk_gphone64_x86_64', device: 'emu64xa', buildId: 'UE1A.230829.050', buildNumber: '12077443' },
+  35: { product: 'sdk_gphone64_x86_64', device: 'emu64xa', buildId: 'AE3A.240806.043', buildNumber: '12960925' },
+  36: { product: 'sdk_gphone64_x86_64', device: 'emu64xa', buildId: 'BE2A.250530.026.F3', buildNumber: '13894323' },
 };
 
 /**

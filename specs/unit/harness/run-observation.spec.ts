@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { FeedItemIndex, javaStringHashCode } from '../../../src/android/notification-mapping.js';
 import { parseLogLine } from '../../../src/android/parsers/logcat.js';
 import type { JournalEntry } from '../../../src/feed/fixture-server.js';
-import type { ObservedLine } from '../../../src/harness/log-observer.js';
+import { readStreamLine, type ObservedLine } from '../../../src/harness/log-observer.js';
 import { observeJournal, observeLogLines, observeRunEnd, type ObservationContext, type RunWindow } from '../../../src/harness/run-observation.js';
 
 const PKG = 'com.example.feednotifier';
@@ -54,6 +54,34 @@ describe('run observation: what one run was seen to do, as history events', () =
       ['notified', A, 'post', 1717000001000],
       ['notified', A, 'update', 1717000004000],
     ]);
+  });
+
+  it("Android's autogroup summary in the app's name (tag ranker_group, or Android 16's Aggregate_*) is a system-summary event, not an item; an unmapped post with another tag is still looked up", async () => {
+    const summary = (seconds: number, tag: string, status: 0 | 1): string =>
+      `${seconds}.000  1508  1508 I notification_enqueue: [1000,1508,${PKG},2147483647,${tag},0,Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x610 color=0x00000000 vis=PRIVATE),${status}]`;
+    const lines = [summary(1717000006, 'ranker_group', 0), summary(1717000007, 'ranker_group', 1), summary(1717000008, 'Aggregate_AlertingSection', 0), summary(1717000009, 'other', 0)];
+    contentLookups.length = 0;
+    const seen = await observeLogLines(lines.map((l, i) => line(i, l)), { run: 4, deviceTime: 1717000005000, probe: false, hostAtStart: 0 }, ctx);
+    expect(seen.events.slice(0, 3).map((e) => e.type === 'system-summary' && [e.tag, e.status, e.id])).to.deep.equal([
+      ['ranker_group', 'post', 2147483647],
+      ['ranker_group', 'update', 2147483647],
+      ['Aggregate_AlertingSection', 'post', 2147483647],
+    ]);
+    expect(seen.events[3]).to.include({ type: 'notified', item: '?id=2147483647' });
+    expect(seen.posted).to.deep.equal(['?id=2147483647']);
+    expect(contentLookups).to.deep.equal([2147483647]);
+  });
+
+  it('a stream line in a layout the logcat parser does not know becomes unparsed when it names notification_enqueue; other such lines are dropped', async () => {
+    const brief = `I/notification_enqueue( 1508): [10190,4242,${PKG},${javaStringHashCode(A)},NULL,0,Notification(channel=feed_items),0]`;
+    const kept = readStreamLine(brief);
+    expect(kept).to.not.equal(null);
+    const seen = await observeLogLines([{ ...kept!, seq: 0, raw: brief }], { run: 2, deviceTime: 1717000009000, probe: false, hostAtStart: 0 }, ctx);
+    expect(seen.events).to.deep.equal([{ type: 'unparsed', t: 1717000009000, tag: 'notification_enqueue', line: brief, run: 2 }]);
+    expect(seen.posted).to.deep.equal([]);
+    expect(readStreamLine('--------- beginning of events')).to.equal(null);
+    expect(readStreamLine('I/WM-WorkerWrapper( 4321): Worker result SUCCESS')).to.equal(null);
+    expect(readStreamLine(enqueue(1717000005, A, 0))?.tag).to.equal('notification_enqueue');
   });
 
   it('an enqueue the parser cannot read is kept as unparsed, with the line; one no item maps is looked up by content', async () => {

@@ -22,6 +22,7 @@ import {
   waitForDevice,
 } from '../../device/adb-server.js';
 import { adbPortFromEnv } from '../inputs.js';
+import { API_LEVELS, isApiLevel } from '../../virtual-device/profiles.js';
 import type { RunOptions } from './run.js';
 
 export interface ResolvedDevices {
@@ -65,7 +66,7 @@ export class AdbEndpointResolver {
     if (this.o.virtual) {
       // Bug names were checked with the other flags (readRunOptions); --api is narrowed here.
       const api = this.o.api ?? 34;
-      if (api !== 30 && api !== 33 && api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${api}).`);
+      if (!isApiLevel(api)) throw new UsageError(`--api takes one of ${API_LEVELS.join(', ')} (got ${api}).`);
       if ((await probeAdbServer(endpoint)) === null) {
         if (this.o.adbPort !== undefined || !isLocalHost(endpoint.host)) {
           throw new DedupVerifyError(ErrorCode.AdbServer, `No adb server answers on ${endpoint.host}:${endpoint.port}. Start it (\`adb -P ${endpoint.port} start-server\`) or leave out --adb-host/--adb-port.`);

@@ -27,6 +27,7 @@ import { appLogLevelOption, assertBugNames, prepareOutputDirectory } from '../in
 import type { AppLogLevel } from '../../virtual-device/types.js';
 import { referenceAppConfigPath } from '../package-root.js';
 import type { CliIo } from '../io.js';
+import { API_LEVELS, isApiLevel } from '../../virtual-device/profiles.js';
 
 export interface RunOptions {
   config?: string;
@@ -88,7 +89,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (o.appLogLevel !== undefined && !o.virtual) throw new UsageError("--app-log-level sets the log level of the virtual device's reference app: use it with --virtual.");
   assertBugNames(o.bug);
   checkAppiumFlags(o);
-  if (o.api !== undefined && o.api !== 30 && o.api !== 33 && o.api !== 34) throw new UsageError(`--api takes 30, 33 or 34 (got ${o.api}).`);
+  if (o.api !== undefined && !isApiLevel(o.api)) throw new UsageError(`--api takes one of ${API_LEVELS.join(', ')} (got ${o.api}).`);
   // A malformed $ANDROID_ADB_SERVER_PORT is bad input too: refused now, not after the config.
   if (o.adbPort === undefined) defaultAdbPort();
   return o;

@@ -385,6 +385,7 @@ export class ReportModelBuilder {
       case 'action':
       case 'aborted':
       case 'unparsed':
+      case 'system-summary':
         // Observations of the property checks: their anomalies reach the page through the report.
         return;
       default: {

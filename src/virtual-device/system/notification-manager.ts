@@ -16,7 +16,7 @@
  * - RateEstimator.java (aosp-mirror @0ce2ddb0): exponentially weighted inter-arrival time,
  *   RATE_ALPHA 0.5, MINIMUM_DT 0.0005 s, initial inter-arrival 1000 s.
  * - EventLogTags.logtags: 2750 notification_enqueue (uid,pid,pkg,id,tag,userid,notification,
- *   status) — the A14 list (A15 appends app_provided); 27530 notification_canceled
+ *   status) — the A14 list (A15 appends app_provided, written on API 35+); 27530 notification_canceled
  *   (key,reason,lifespan,freshness,exposure,rank,count,listener); cancel reasons from
  *   NotificationListenerService (5 PACKAGE_CHANGED, 8 APP_CANCEL, 21 CLEAR_DATA).
  * - dumpImpl layout: NotificationManagerService.dumpImpl ("Current Notification Manager state",
@@ -196,8 +196,13 @@ export class NotificationManagerService {
     if (!this.deps.hasPostPermission(pkg) || channel.importance === 0) return 'blocked';
     this.rate(pkg).update(elapsed);
 
-    // EnqueueNotificationRunnable: the event is written before posting.
-    this.deps.log.event(2750, 'notification_enqueue', [req.callingUid, req.callingPid, pkg, req.id, req.tag, req.userId, notificationToString(n), old === undefined ? 0 : 1]);
+    // EnqueueNotificationRunnable: the event is written before posting. Android 15 appends
+    // (app_provided|1) to 2750 notification_enqueue (services/core/java/com/android/server/
+    // EventLogTags.logtags at android-15.0.0_r1; the tag list of earlier releases ends at status):
+    // 1 for a post that came from the app through enqueueNotificationWithTag.
+    const fields: (number | string | null)[] = [req.callingUid, req.callingPid, pkg, req.id, req.tag, req.userId, notificationToString(n), old === undefined ? 0 : 1];
+    if (this.deps.apiLevel >= 35) fields.push(1);
+    this.deps.log.event(2750, 'notification_enqueue', fields);
 
     // PostNotificationRunnable.
     if (n.smallIcon === null) {
