@@ -82,8 +82,13 @@ describe('android model: other apps\' WorkManager jobs on API 30 (adb only)', fu
     expect(before).to.not.include('    Source: ');
 
     await sh(`am start -n ${PKG}/.MainActivity`);
-    await waitFor('the app\'s job', async () => jobLines((await sh(`dumpsys jobscheduler ${PKG}`)).out).length === 4);
-    const dump = (await sh(`dumpsys jobscheduler ${PKG}`)).out;
+    // WorkManager re-schedules on its own executor after a run (androidx Schedulers.registerRescheduling):
+    // between the cancel and the new id a dump has 3 jobs, so the dump checked is one that has 4.
+    let dump = '';
+    await waitFor('the app\'s job', async () => {
+      dump = (await sh(`dumpsys jobscheduler ${PKG}`)).out;
+      return jobLines(dump).length === 4;
+    });
     expect(dump).to.include('Registered 4 jobs:\n');
     expect(heads(dump)).to.deep.equal([
       `#u0a153/0: com.example.photobackup/${WM}`,
@@ -144,7 +149,7 @@ describe('android model: other apps\' WorkManager jobs on API 30 (adb only)', fu
     // The repro script's find_job, run by bash with real adb against this device.
     const { script } = renderReproScript({ scenario: 'back-to-back', device: d.serial, pkg: PKG, feedDevicePort: 8765, steps: [], anomalies: [] });
     const fn = (name: string): string => new RegExp(`^${name}\\(\\) \\{(?:.*\\}$|[\\s\\S]*?^\\})`, 'm').exec(script)![0];
-    const body = ['set -euo pipefail', `PKG=${PKG}`, `ADB="adb -s ${d.serial}"`, fn('die'), fn('find_job'), fn('job_refs'), 'find_job; echo "job=$JOB ns=$JOB_NS"'].join('\n');
+    const body = ['set -euo pipefail', `PKG=${PKG}`, `SERIAL=${d.serial}`, fn('adb_dev'), 'ADB=adb_dev', fn('die'), fn('check_job_id'), fn('check_namespace'), fn('find_job'), fn('job_refs'), 'find_job; echo "job=$JOB ns=$JOB_NS"'].join('\n');
     // Not spawnSync: the device answers adb from this process's event loop.
     const r = await new Promise<{ stdout: string; stderr: string; status: number | null }>((resolve, reject) => {
       const child = spawn('bash', ['-c', body], { env: { ...process.env, ANDROID_ADB_SERVER_PORT: String(adb.port) } });
