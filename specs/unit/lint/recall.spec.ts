@@ -50,3 +50,16 @@ describe('lint recall on real apps\' forms', () => {
     expect(lintSources([job, legacy, app]).notes).to.deep.equal([]);
   });
 });
+
+describe('lint dedup-on-title: the title must be the key', () => {
+  it('is quiet on a title passed beside the url to a constructor (Infinity for Reddit)', async () => {
+    const r = await lintPaths(['fixtures/lint/dedup-on-title/good-title-argument']);
+    expect(r.findings).to.deep.equal([]);
+  });
+
+  it('still reports a key that is the title, or a hash or format of it', () => {
+    const text = 'fun f(item: Item) {\n  val key = item.title\n  val hashKey = item.title.hashCode()\n  val formatKey = String.format("%s|%s", item.title, item.feed)\n}\n';
+    const r = lintSources([{ path: 'K.kt', text }]);
+    expect(r.findings.map((f) => `${f.line} ${f.rule}`)).to.deep.equal(['2 dedup-on-title', '3 dedup-on-title', '4 dedup-on-title']);
+  });
+});

@@ -72,6 +72,33 @@ function titleIn(file: ParsedFile, range: Range, skipNonKeyArgs = false): Token 
   return undefined;
 }
 
+/** Calls that make a key of what they are given: a hash, a digest, a format or a join. */
+const KEY_MAKER = /hash|md5|sha|digest|format|join|concat|key|uuid|encode/i;
+
+/**
+ * True when the title is one argument among others of a call that does not make a key of it:
+ * `new Link(url, emote.getTitle())` (Infinity for Reddit af7ccefc,
+ * app/src/main/java/ml/docilealligator/infinityforreddit/markdown/emote/EmotePlugin.java:164, a
+ * markdown node) carries the title beside the url; the value is not the title.
+ */
+function titleIsOneArgumentAmongOthers(file: ParsedFile, range: Range, hit: Token): boolean {
+  let at = -1;
+  for (let i = range.start; i <= range.end; i++) if (file.tokens[i] === hit) at = i;
+  if (at < 0) return false;
+  for (let i = at - 1; i >= range.start; i--) {
+    const t = file.tokens[i] as Token;
+    if ((isOp(t, ')') || isOp(t, ']')) && (file.match[i] ?? -1) >= 0) {
+      i = file.match[i] as number;
+      continue;
+    }
+    if (!isOp(t, '(')) continue;
+    const callee = file.tokens[i - 1];
+    if (!isIdent(callee) || KEY_MAKER.test((callee as Token).value)) return false;
+    return splitArgs(file, i).length >= 2;
+  }
+  return false;
+}
+
 /** `s.contains(x, ignoreCase = true)`, or `contains`/`startsWith` on a receiver whose type is a String. */
 function isTextSearch(project: Project, file: ParsedFile, i: number, open: number): boolean {
   if (splitArgs(file, open).some((a) => a.name === 'ignoreCase') || isIdent(file.tokens[open + 1], 'ignoreCase')) return true;
@@ -236,6 +263,7 @@ export function checkDedupOnTitle(project: Project): RuleOutput {
     if (!hit) continue;
     // a boolean or a log line is not a key
     if (tokensIn(d.file, d.init).some((x) => isOp(x, '==') || isOp(x, '!=') || isIdent(x, /^is[A-Z]/))) continue;
+    if (titleIsOneArgumentAmongOthers(d.file, d.init, hit)) continue;
     if (!matters(project, d.file, d.nameIndex)) continue;
     add(d.file, d.file.tokens[d.nameIndex] as Token, `dedup key \`${d.name}\` is built from the title (\`${rangeText(d.file, d.init, 50)}\`): ${why}`);
   }
