@@ -45,7 +45,7 @@ function isSkipped(name: string): boolean {
 /**
  * The largest capture file read, in bytes: 64 MiB. `capture` writes command outputs and logcat
  * dumps (`logcat -d` prints at most what the ring buffers hold, 256 KiB to a few MiB each by
- * default: system/logging/logd/README.property, persist.logd.size), far below it.
+ * default: AOSP platform/system/logging logd/README.property, persist.logd.size), far below it.
  */
 export const MAX_CAPTURE_FILE_BYTES = 64 * 1024 * 1024;
 

@@ -17,6 +17,8 @@
  *   jobFinished, so for a moment the WorkSpec has no SystemIdInfo, or an id JobScheduler does
  *   not have yet (SystemJobScheduler.cancel deletes the row, schedule() inserts a new id and then
  *   calls JobScheduler.schedule).
+ *   Source: androidx work/work-runtime/src/main/java/androidx/work/impl/Schedulers.kt
+ *   (registerRescheduling) and androidx/work/impl/WorkManagerImpl.java.
  * - background/systemjob/SystemJobScheduler.java: job ids from SystemIdInfo or IdGenerator,
  *   cancel() drops SystemIdInfo, reconcileJobs()
  * - background/systemjob/SystemJobInfoConverter.java @ff5f304c: minimum latency =
