@@ -166,8 +166,13 @@ describe('android model: other apps\' WorkManager jobs on API 30 (adb only)', fu
   it('API 33: only the app\'s JOB lines, and no other apps installed', async () => {
     const { sh } = await device(33);
     await sh(`am start -n ${PKG}/.MainActivity`);
-    await waitFor('the app\'s job', async () => jobLines((await sh(`dumpsys jobscheduler ${PKG}`)).out).length === 1);
-    const dump = (await sh(`dumpsys jobscheduler ${PKG}`)).out;
+    // As on API 30: the dump checked is one taken while the job is registered (not between
+    // WorkManager's cancel and its new id).
+    let dump = '';
+    await waitFor('the app\'s job', async () => {
+      dump = (await sh(`dumpsys jobscheduler ${PKG}`)).out;
+      return jobLines(dump).length === 1;
+    });
     expect(dump).to.include('Registered 1 jobs:\n');
     expect(heads(dump)).to.deep.equal([`#u0a190/${appJobId(dump)}: ${PKG}/${WM}`]);
     expect((await sh('pm list packages -3')).out).to.equal(`package:${PKG}\n`);
