@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js';
 import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
 import { OutputDirectory } from './out-dir.js';
 import { APP_LOG_LEVELS, isAppLogLevel, type AppLogLevel } from '../virtual-device/types.js';
+import { APP_PROFILES, isAppProfile, type AppProfile } from '../virtual-device/apps/feed-notifier/app-profiles.js';
 
 /** Rejects bug names the reference app does not have (`run --virtual --bug`, `virtual-device --bug`). */
 export function assertBugNames(bugs: readonly string[]): void {
@@ -21,6 +22,12 @@ export function assertBugNames(bugs: readonly string[]): void {
 export function appLogLevelOption(value: unknown): AppLogLevel {
   if (isAppLogLevel(value)) return value;
   throw new UsageError(`--app-log-level takes one of ${APP_LOG_LEVELS.join(', ')} (got ${JSON.stringify(value)}), e.g. --app-log-level warn.`);
+}
+
+/** `--app-profile` of `virtual-device` and `run --virtual`: one of the reference app's profiles. */
+export function appProfileOption(value: unknown): AppProfile {
+  if (isAppProfile(value)) return value;
+  throw new UsageError(`--app-profile takes one of ${APP_PROFILES.join(', ')} (got ${JSON.stringify(value)}), e.g. --app-profile grouped.`);
 }
 
 /**

@@ -12,6 +12,7 @@ import { escapeControls } from '../text.js';
 import { VERSION } from '../version.js';
 import { BUG_NAMES } from '../virtual-device/apps/feed-notifier/bugs.js';
 import { APP_LOG_LEVELS } from '../virtual-device/types.js';
+import { APP_PROFILES } from '../virtual-device/apps/feed-notifier/app-profiles.js';
 import { MAX_LATENCY_MS } from '../virtual-device/adbd/delayed-link.js';
 
 export const ExitCode = { Verified: 0, Violated: 1, Undecided: 2 } as const;
@@ -137,6 +138,7 @@ Environment:
     .option('--api <level>', 'with --virtual: API level profile, 30, 33, 34, 35 or 36 (default 34)', intArg('--api'))
     .option('--latency <ms>', 'with --virtual: delay every packet the virtual device sends by MS milliseconds (0 to 60000), as a slow link would', latencyArg('--latency'))
     .option('--app-log-level <level>', `with --virtual: the reference app's WorkManager minimum log level (Configuration.setMinimumLoggingLevel), ${APP_LOG_LEVELS.join(', ')} (default info); at warn and error no "Worker result" line is logged`)
+    .option('--app-profile <name>', `with --virtual: the shape of a real app the reference app is written in, ${APP_PROFILES.join(', ')} (default reference; without --config, its fixtures/profiles config; docs/real-apps.md)`)
     .option('--scenario <name>', `run only this scenario (repeatable): ${HELP_SCENARIO_NAMES.join(', ')}`, collect)
     .option('--shard <i/n>', 'run the i-th of n deterministic slices of the scenarios (CI fan-out), e.g. 2/4')
     .option('--repeat <n>', 'run every scenario n times (flakiness hunt)', intArg('--repeat'), 1)
@@ -281,6 +283,7 @@ Environment:
     .option('--no-sqlite3', 'no sqlite3 binary on the device, as on user builds')
     .option('--latency <ms>', 'delay every packet a device sends by MS milliseconds (0 to 60000; 0: none), as a slow link would: each adb round trip costs about MS more', latencyArg('--latency'), 0)
     .option('--app-log-level <level>', `the reference app's WorkManager minimum log level (Configuration.setMinimumLoggingLevel): ${APP_LOG_LEVELS.join(', ')}; at warn and error no "Worker result" line is logged`, 'info')
+    .option('--app-profile <name>', `the shape of a real app the reference app is written in: ${APP_PROFILES.join(', ')} (docs/real-apps.md)`, 'reference')
     .option('--physical', 'answer as a phone, not an emulator: a real phone\'s build properties, without ro.kernel.qemu / ro.boot.qemu')
     .addHelpText(
       'after',

@@ -17,3 +17,8 @@ export function packageRoot(): string {
 export function referenceAppConfigPath(): string {
   return join(packageRoot(), 'fixtures', 'reference-app.config.json');
 }
+
+/** The config of an app profile of the reference app (`run --virtual --app-profile NAME`). */
+export function appProfileConfigPath(profile: string): string {
+  return join(packageRoot(), 'fixtures', 'profiles', `${profile}.config.json`);
+}

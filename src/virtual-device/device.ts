@@ -15,6 +15,7 @@ import { ProcessTable } from './shell/process-table.js';
 import { registerToyboxCommands } from './shell/commands/index.js';
 import { log } from './shell/commands/log.js';
 import { apiProfile, PHYSICAL_API_LEVEL, type ApiLevel } from './profiles.js';
+import type { AppProfile } from './apps/feed-notifier/app-profiles.js';
 
 /**
  * What installs a model on a bare device (the Android system and its apps: system/index.ts
@@ -31,6 +32,8 @@ export interface VirtualDeviceOptions {
   noSqlite3?: boolean;
   /** Bug switches of the reference app (docs/design.md §6). */
   bugs?: readonly string[];
+  /** The shape the reference app is written in (apps/feed-notifier/app-profiles.ts); default `reference`. */
+  appProfile?: AppProfile;
   /**
    * The reference app's WorkManager minimum log level (its Configuration.Provider's
    * setMinimumLoggingLevel); default `info`, WorkManager's own default.

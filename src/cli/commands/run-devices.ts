@@ -55,7 +55,7 @@ export class AdbEndpointResolver {
   private readonly cleanups: (() => Promise<void>)[] = [];
 
   constructor(
-    private readonly o: Pick<RunOptions, 'device' | 'allDevices' | 'virtual' | 'bug' | 'api' | 'latency' | 'appLogLevel' | 'adbHost' | 'adbPort'>,
+    private readonly o: Pick<RunOptions, 'device' | 'allDevices' | 'virtual' | 'bug' | 'api' | 'latency' | 'appLogLevel' | 'appProfile' | 'adbHost' | 'adbPort'>,
     private readonly progress: (text: string) => void,
   ) {}
 
@@ -80,9 +80,15 @@ export class AdbEndpointResolver {
       }
       const { startVirtualDevice } = await import('../../virtual-device/server.js');
       const latencyMs = this.o.latency ?? 0;
-      const vd = await startVirtualDevice({ bugs: this.o.bug, apiLevel: api, latencyMs, ...(this.o.appLogLevel === undefined ? {} : { appLogLevel: this.o.appLogLevel }) });
+      const vd = await startVirtualDevice({
+        bugs: this.o.bug,
+        apiLevel: api,
+        latencyMs,
+        ...(this.o.appLogLevel === undefined ? {} : { appLogLevel: this.o.appLogLevel }),
+        ...(this.o.appProfile === undefined ? {} : { appProfile: this.o.appProfile }),
+      });
       this.cleanups.push(() => vd.close());
-      const notes = [...(this.o.bug.length > 0 ? [`bugs: ${this.o.bug.join(', ')}`] : []), ...(latencyMs > 0 ? [`latency: ${latencyMs} ms per packet sent`] : []), ...(this.o.appLogLevel !== undefined && this.o.appLogLevel !== 'info' ? [`WorkManager logs at ${this.o.appLogLevel} and above`] : [])];
+      const notes = [...(this.o.bug.length > 0 ? [`bugs: ${this.o.bug.join(', ')}`] : []), ...(latencyMs > 0 ? [`latency: ${latencyMs} ms per packet sent`] : []), ...(this.o.appLogLevel !== undefined && this.o.appLogLevel !== 'info' ? [`WorkManager logs at ${this.o.appLogLevel} and above`] : []), ...(this.o.appProfile !== undefined && this.o.appProfile !== 'reference' ? [`app profile: ${this.o.appProfile}`] : [])];
       this.progress(`virtual device listening on 127.0.0.1:${vd.port}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
       const serial = await connectTcpDevice(endpoint, { host: '127.0.0.1', port: vd.port });
       const connectedTo = endpoint;

@@ -23,9 +23,10 @@ import { VERSION } from '../../version.js';
 import { AdbEndpointResolver, defaultAdbPort, type ResolvedDevices } from './run-devices.js';
 import { AppiumRun, checkAppiumFlags } from './run-appium.js';
 import { runTrials, writeHistory } from '../../harness/runner.js';
-import { appLogLevelOption, assertBugNames, prepareOutputDirectory } from '../inputs.js';
+import { appLogLevelOption, appProfileOption, assertBugNames, prepareOutputDirectory } from '../inputs.js';
+import type { AppProfile } from '../../virtual-device/apps/feed-notifier/app-profiles.js';
 import type { AppLogLevel } from '../../virtual-device/types.js';
-import { referenceAppConfigPath } from '../package-root.js';
+import { appProfileConfigPath, referenceAppConfigPath } from '../package-root.js';
 import type { CliIo } from '../io.js';
 import { API_LEVELS, isApiLevel } from '../../virtual-device/profiles.js';
 
@@ -40,6 +41,8 @@ export interface RunOptions {
   latency?: number;
   /** With --virtual: the reference app's WorkManager minimum log level. */
   appLogLevel?: AppLogLevel;
+  /** With --virtual: the shape the reference app is written in (app-profiles.ts). */
+  appProfile?: AppProfile;
   scenario: string[];
   shard?: string;
   repeat: number;
@@ -73,6 +76,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (typeof opts['api'] === 'number') o.api = opts['api'];
   if (typeof opts['latency'] === 'number') o.latency = opts['latency'];
   if (opts['appLogLevel'] !== undefined) o.appLogLevel = appLogLevelOption(opts['appLogLevel']);
+  if (opts['appProfile'] !== undefined) o.appProfile = appProfileOption(opts['appProfile']);
   if (typeof opts['shard'] === 'string') o.shard = opts['shard'];
   if (typeof opts['adbPort'] === 'number') o.adbPort = opts['adbPort'];
   if (typeof opts['out'] === 'string') o.out = opts['out'];
@@ -87,6 +91,7 @@ function readRunOptions(opts: Record<string, unknown>): RunOptions {
   if (o.api !== undefined && !o.virtual) throw new UsageError('--api picks the API level of the virtual device: use it with --virtual.');
   if (o.latency !== undefined && !o.virtual) throw new UsageError('--latency slows down the packets of the virtual device: use it with --virtual.');
   if (o.appLogLevel !== undefined && !o.virtual) throw new UsageError("--app-log-level sets the log level of the virtual device's reference app: use it with --virtual.");
+  if (o.appProfile !== undefined && !o.virtual) throw new UsageError("--app-profile picks the shape of the virtual device's reference app: use it with --virtual.");
   assertBugNames(o.bug);
   checkAppiumFlags(o);
   if (o.api !== undefined && !isApiLevel(o.api)) throw new UsageError(`--api takes one of ${API_LEVELS.join(', ')} (got ${o.api}).`);
@@ -113,7 +118,8 @@ function chooseScenarios(o: RunOptions): Scenario[] {
 
 async function resolveConfig(o: RunOptions): Promise<Config> {
   if (o.config !== undefined) return loadConfig(o.config);
-  if (o.virtual) return loadConfig(referenceAppConfigPath());
+  // An app profile other than the reference has its own config (fixtures/profiles/<profile>.config.json).
+  if (o.virtual) return loadConfig(o.appProfile === undefined || o.appProfile === 'reference' ? referenceAppConfigPath() : appProfileConfigPath(o.appProfile));
   if (!existsSync(DEFAULT_CONFIG_FILE)) {
     throw new ConfigError(
       `No ${DEFAULT_CONFIG_FILE} in ${process.cwd()}. Pass --config FILE, write one with \`dedup-verify init --device SERIAL --package PKG\`, or try \`dedup-verify run --virtual\`.`,

@@ -1,6 +1,6 @@
 /**
  * `dedup-verify virtual-device [--port N] [--count K] [--api LEVEL] [--bug NAME]… [--no-root]
- * [--no-sqlite3] [--latency MS] [--app-log-level LEVEL] [--physical]` (docs/design.md §7, §9): starts K virtual devices on consecutive 127.0.0.1 ports,
+ * [--no-sqlite3] [--latency MS] [--app-log-level LEVEL] [--app-profile NAME] [--physical]` (docs/design.md §7, §9): starts K virtual devices on consecutive 127.0.0.1 ports,
  * prints `virtual device listening on 127.0.0.1:PORT` per device once it accepts connections,
  * and runs until SIGINT or SIGTERM, then closes every connection and removes the devices'
  * temp directories.
@@ -9,7 +9,8 @@ import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
 import { MAX_LATENCY_MS, isValidLatencyMs } from '../../virtual-device/adbd/delayed-link.js';
 import { API_LEVELS, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
 import { startVirtualDevices, type RunningVirtualDevice } from '../../virtual-device/server.js';
-import { appLogLevelOption, assertBugNames } from '../inputs.js';
+import { appLogLevelOption, appProfileOption, assertBugNames } from '../inputs.js';
+import type { AppProfile } from '../../virtual-device/apps/feed-notifier/app-profiles.js';
 import type { AppLogLevel } from '../../virtual-device/types.js';
 import type { CliIo } from '../io.js';
 import { untilStopped } from '../until-stopped.js';
@@ -30,6 +31,8 @@ export interface VirtualDeviceCliOptions {
   appLogLevel: AppLogLevel;
   /** Answer as a phone (no qemu properties, a phone's build). */
   physical: boolean;
+  /** The shape the reference app is written in. */
+  appProfile: AppProfile;
 }
 
 export interface VirtualDeviceControl {
@@ -62,7 +65,8 @@ function readOptions(opts: Readonly<Record<string, unknown>>): VirtualDeviceCliO
   // The same check and message as `run --virtual --bug`: a misspelt bug must not start a correct app.
   assertBugNames(bug);
   const appLogLevel = appLogLevelOption(opts['appLogLevel'] ?? 'info');
-  return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false, latency, appLogLevel, physical: opts['physical'] === true };
+  const appProfile = appProfileOption(opts['appProfile'] ?? 'reference');
+  return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false, latency, appLogLevel, physical: opts['physical'] === true, appProfile };
 }
 
 export async function runVirtualDevice(opts: Readonly<Record<string, unknown>>, io: CliIo, control: VirtualDeviceControl = {}): Promise<number> {
@@ -79,6 +83,7 @@ export async function runVirtualDevice(opts: Readonly<Record<string, unknown>>, 
       latencyMs: options.latency,
       appLogLevel: options.appLogLevel,
       physical: options.physical,
+      appProfile: options.appProfile,
     });
   } catch (e) {
     const where = options.count === 1 ? `127.0.0.1:${options.port}` : `${options.count} consecutive ports from 127.0.0.1:${options.port}`;

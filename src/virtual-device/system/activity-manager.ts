@@ -256,12 +256,16 @@ export class ActivityManagerService {
    * START_CLASS_NOT_FOUND when `aInfo == null`). The activities of the system packages are not
    * modelled, so they resolve to nothing as well.
    */
-  async startActivity(component: ComponentName): Promise<StartResult> {
+  async startActivity(component: ComponentName, intent?: Intent): Promise<StartResult> {
     const pkg = this.deps.packages.get(component.packageName);
     const activity = pkg?.definition?.manifest.activities.find((a) => a.name === component.className);
     if (pkg === undefined || activity === undefined) return StartResult.CLASS_NOT_FOUND;
     const running = this.processOf(pkg.packageName);
-    if (running !== undefined && running.activities.has(activity.name)) {
+    // An intent with data (`am start -a VIEW -d URL -n …`) differs from the task's root intent,
+    // so a standard-launchMode activity starts a new instance rather than bringing the task to
+    // the front (ActivityStarter: the task is only brought forward for an equal intent).
+    const withData = intent?.data !== undefined;
+    if (running !== undefined && running.activities.has(activity.name) && !withData) {
       this.topPackage = pkg.packageName;
       return StartResult.TASK_TO_FRONT;
     }
@@ -276,7 +280,7 @@ export class ActivityManagerService {
     this.topPackage = pkg.packageName;
     record.activities.add(activity.name);
     try {
-      await record.process.guard(record.instance!.onActivityCreate(activity.name));
+      await record.process.guard(record.instance!.onActivityCreate(activity.name, ...(withData && intent !== undefined ? [intent] : [])));
     } catch (e) {
       if (!isProcessDeath(e)) this.crash(record, e);
     }

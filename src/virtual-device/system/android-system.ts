@@ -316,6 +316,7 @@ export class AndroidSystem {
       historicalProcessExitReasons: () => this.activities.exitInfos(name),
       connect: (port: number): Promise<Duplex> => process.guard(device.network.connect(port)),
       bugs: new Set(device.options.bugs ?? []),
+      ...(device.options.appProfile === undefined ? {} : { appProfile: device.options.appProfile }),
       ...(device.options.appLogLevel === undefined ? {} : { workManagerLogLevel: APP_LOG_PRIORITY[device.options.appLogLevel] }),
       components,
     };

@@ -16,6 +16,10 @@ export interface ManifestComponent {
   readonly permission?: string;
   /** Intent actions of the component's intent filters. */
   readonly actions?: readonly string[];
+  /** `<data android:scheme=…>` of the component's intent filters (an activity that opens http/https links). */
+  readonly schemes?: readonly string[];
+  /** `<data android:mimeType=…>` of the component's intent filters. */
+  readonly mimeTypes?: readonly string[];
   /** true for the MAIN/LAUNCHER activity. */
   readonly launcher?: boolean;
 }
@@ -58,8 +62,8 @@ export interface ReceiverResult {
 export interface AppInstance {
   /** Application.onCreate (after the process is created, before any component). */
   onCreate(): Promise<void>;
-  /** Activity.onCreate of `activityClass`. */
-  onActivityCreate(activityClass: string): Promise<void>;
+  /** Activity.onCreate of `activityClass`, with the Intent that started it (getIntent()) when one came with data. */
+  onActivityCreate(activityClass: string, intent?: Intent): Promise<void>;
   /** BroadcastReceiver.onReceive of `receiverClass`. */
   onReceive(receiverClass: string, intent: Intent): Promise<ReceiverResult | undefined>;
   /** JobService.onStartJob of `serviceClass`; the job runs until `params.jobFinished`. */
@@ -134,6 +138,8 @@ export const NotificationFlag = {
   FLAG_AUTO_CANCEL: 0x10,
   FLAG_NO_CLEAR: 0x20,
   FLAG_FOREGROUND_SERVICE: 0x40,
+  /** Builder.setGroupSummary(true) (Notification.java FLAG_GROUP_SUMMARY = 0x00000200). */
+  FLAG_GROUP_SUMMARY: 0x200,
 } as const;
 
 /** A built android.app.Notification (the fields NMS and dumpsys read). */
@@ -148,6 +154,8 @@ export interface NotificationSpec {
   readonly visibility: number;
   readonly color: number;
   readonly category?: string;
+  /** Builder.setGroup(key): Notification.mGroupKey, printed by toString() as ` groupKey=`. */
+  readonly group?: string;
   /** PendingIntent description, or null. */
   readonly contentIntent: string | null;
   readonly extras: readonly (readonly [string, BundleValue])[];
@@ -184,6 +192,36 @@ export interface JobInfoSpec {
   readonly extras: Readonly<Record<string, string | number | boolean>>;
   /** JobInfo.PRIORITY_DEFAULT = 300. */
   readonly priority: number;
+  /**
+   * JobInfo.Builder.setPeriodic(intervalMillis[, flexMillis]): a periodic job (isPeriodic()).
+   * setPeriodic(interval) is setPeriodic(interval, interval) (frameworks/base
+   * apex/jobscheduler/framework/java/android/app/job/JobInfo.java).
+   */
+  readonly periodic?: { readonly intervalMs: number; readonly flexMs: number };
+}
+
+/**
+ * `new JobInfo.Builder(id, service)` with what the app sets: the Builder's defaults otherwise
+ * (JobInfo.java: DEFAULT_INITIAL_BACKOFF_MILLIS 30 s, DEFAULT_BACKOFF_POLICY exponential,
+ * NETWORK_TYPE_NONE, not persisted, PRIORITY_DEFAULT 300).
+ */
+export function buildJobInfo(id: number, service: ComponentName, set: Partial<Omit<JobInfoSpec, 'id' | 'service'>>): JobInfoSpec {
+  return {
+    id,
+    service,
+    minLatencyMs: 0,
+    backoffPolicy: JobBackoffPolicy.EXPONENTIAL,
+    initialBackoffMs: 30_000,
+    persisted: false,
+    requiredNetworkType: 0,
+    requiresCharging: false,
+    requiresDeviceIdle: false,
+    requiresBatteryNotLow: false,
+    requiresStorageNotLow: false,
+    extras: {},
+    priority: 300,
+    ...set,
+  };
 }
 
 /** android.app.job.JobParameters as a JobService receives it. */
@@ -269,6 +307,8 @@ export interface AppContext {
   connect(port: number): Promise<Duplex>;
   /** The bug switches the device was started with (reference app only). */
   readonly bugs: ReadonlySet<string>;
+  /** The app profile the reference app runs (`virtual-device --app-profile`; reference app only). */
+  readonly appProfile?: string;
   /**
    * The minimum level of WorkManager's logger, as the reference app's Configuration.Provider sets
    * it with Configuration.Builder().setMinimumLoggingLevel() (reference app only; default Log.INFO).

@@ -4,7 +4,7 @@
  * apps/other-apps.ts.
  */
 import type { VirtualDevice } from '../device.js';
-import { feedNotifierApp } from '../apps/feed-notifier/feed-notifier-app.js';
+import { feedNotifierAppFor } from '../apps/feed-notifier/feed-notifier-app.js';
 import { installOtherApps } from '../apps/other-apps.js';
 import { ANDROID_SYSTEM, AndroidSystem } from './android-system.js';
 import { amCommand } from './commands/am.js';
@@ -38,7 +38,8 @@ export async function installAndroidModel(device: VirtualDevice): Promise<void> 
   // none, and the shell reports `sqlite3: inaccessible or not found` for it.
   // A phone (--physical) is a user build: no sqlite3 binary, as with --no-sqlite3.
   if (device.options.noSqlite3 !== true && device.options.physical !== true) commands.register('sqlite3', sqlite3Command(system));
-  await system.install(feedNotifierApp);
+  // The reference app, in the shape of the app profile the device was started with.
+  await system.install(feedNotifierAppFor(device.options.appProfile ?? 'reference'));
   // API 30: other apps with registered WorkManager jobs (apps/other-apps.ts).
   await installOtherApps(system);
   installAppiumSupport(system);

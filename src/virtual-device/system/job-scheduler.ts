@@ -26,6 +26,15 @@
  *   job id (sortJobs), and the predicate compares app ids (UserHandle.getAppId) of the calling
  *   and the source uid.
  *
+ * Periodic jobs (JobInfo.Builder.setPeriodic, as apps scheduling JobScheduler directly use it):
+ * JobStatus.createFromJobInfo makes the window latest = now + interval, earliest = latest - flex
+ * (a TIMING_DELAY constraint); when the job finishes without asking for a reschedule,
+ * JobSchedulerService.getRescheduleJobForPeriodic puts a new window in its place: latest = now
+ * + runEarly + interval (runEarly: what was left of the old window), earliest = latest - flex;
+ * jobFinished(params, true) is the failure backoff as for any job; `cmd jobscheduler run -f`
+ * leaves a periodic job registered. JobStatus.dump prints `PERIODIC: interval=… flex=…` and
+ * `PERSISTED` under JobInfo (@054fcdf7 JobStatus.dump).
+ *
  * Constraints (JobStatus @054fcdf7): isConstraintsSatisfied() is true for OVERRIDE_FULL; for
  * OVERRIDE_SOFT the required constraints in SOFT_OVERRIDE_CONSTRAINTS (CHARGING, BATTERY_NOT_LOW,
  * STORAGE_NOT_LOW, TIMING_DELAY, IDLE, PREFETCH, FLEXIBLE) count as satisfied; OVERRIDE_SORTING and
@@ -73,6 +82,8 @@ export class JobStatus {
   readonly job: JobInfoSpec;
   readonly enqueueElapsed: number;
   earliestRunElapsed: number;
+  /** A periodic job's deadline (the end of its window); undefined for the others. */
+  latestRunElapsed: number | undefined;
   numFailures: number;
   execution: JobExecution | undefined;
   removed = false;
@@ -87,6 +98,7 @@ export class JobStatus {
     this.job = args.job;
     this.enqueueElapsed = args.enqueueElapsed;
     this.earliestRunElapsed = args.earliestRunElapsed;
+    this.latestRunElapsed = args.job.periodic === undefined ? undefined : args.enqueueElapsed + args.job.periodic.intervalMs;
     this.numFailures = args.numFailures;
   }
 
@@ -119,7 +131,7 @@ export class JobStatus {
     if (j.requiresStorageNotLow) c |= JobConstraint.STORAGE_NOT_LOW;
     if (j.requiresDeviceIdle) c |= JobConstraint.IDLE;
     if (j.requiredNetworkType !== 0) c |= JobConstraint.CONNECTIVITY;
-    if (j.minLatencyMs > 0) c |= JobConstraint.TIMING_DELAY;
+    if (j.minLatencyMs > 0 || j.periodic !== undefined) c |= JobConstraint.TIMING_DELAY;
     return c;
   }
 
@@ -195,7 +207,7 @@ export class JobSchedulerService {
         namespace,
         job,
         enqueueElapsed: now,
-        earliestRunElapsed: now + job.minLatencyMs,
+        earliestRunElapsed: job.periodic === undefined ? now + job.minLatencyMs : now + job.periodic.intervalMs - job.periodic.flexMs,
         numFailures: 0,
       }),
     );
@@ -253,6 +265,20 @@ export class JobSchedulerService {
     js.overrideState = JobOverride.NONE;
   }
 
+  /** getRescheduleJobForPeriodic: the next window of a periodic job that ran to its end. */
+  private rescheduleForPeriodic(js: JobStatus): void {
+    const periodic = js.job.periodic;
+    if (periodic === undefined) return;
+    const now = this.deps.elapsedRealtime();
+    const latest = js.latestRunElapsed ?? now;
+    const runEarly = Math.max(latest - now, 0);
+    const newLatest = now + runEarly + periodic.intervalMs;
+    js.latestRunElapsed = newLatest;
+    js.earliestRunElapsed = newLatest - periodic.flexMs;
+    js.numFailures = 0;
+    js.overrideState = JobOverride.NONE;
+  }
+
   /** JobService.jobFinished(params, needsReschedule). */
   private jobFinished(js: JobStatus, execution: JobExecution, needsReschedule: boolean): void {
     if (execution.finished) return;
@@ -260,6 +286,7 @@ export class JobSchedulerService {
     if (js.execution === execution) js.execution = undefined;
     if (js.removed) return;
     if (needsReschedule) this.rescheduleForFailure(js);
+    else if (js.job.periodic !== undefined) this.rescheduleForPeriodic(js);
     else this.remove(js, false);
     this.kick();
   }
@@ -452,15 +479,18 @@ export class JobSchedulerService {
       lines.push(`    Source: uid=${formatUid(js.callingUid)} user=0 pkg=${js.sourcePackage}`);
       lines.push('    JobInfo:');
       lines.push(`      Service: ${flattenToShortString(j.service)}`);
+      if (j.periodic !== undefined) lines.push(`      PERIODIC: interval=${formatDuration(j.periodic.intervalMs)} flex=${formatDuration(j.periodic.flexMs)}`);
+      if (j.periodic !== undefined && j.persisted) lines.push('      PERSISTED');
       lines.push(`      Requires: charging=${String(j.requiresCharging)} batteryNotLow=${String(j.requiresBatteryNotLow)} deviceIdle=${String(j.requiresDeviceIdle)}`);
       if (j.minLatencyMs > 0) lines.push(`      Minimum latency: ${formatDuration(j.minLatencyMs)}`);
       lines.push(`      Backoff: policy=${j.backoffPolicy} initial=${formatDuration(j.initialBackoffMs)}`);
       if (j.minLatencyMs > 0) lines.push('      Has early constraint');
-      lines.push(`    Required constraints:${j.minLatencyMs > 0 ? ' TIMING_DELAY' : ''}`);
+      lines.push(`    Required constraints:${j.minLatencyMs > 0 || j.periodic !== undefined ? ' TIMING_DELAY' : ''}`);
       lines.push(`    Satisfied constraints:${nowElapsed >= js.earliestRunElapsed ? ' TIMING_DELAY' : ''}`);
       lines.push(`    Standby bucket: ACTIVE`);
       lines.push(`    Enqueue time: ${formatDuration(js.enqueueElapsed - nowElapsed)}`);
-      lines.push(`    Run time: earliest=${js.earliestRunElapsed > js.enqueueElapsed ? formatDuration(js.earliestRunElapsed - nowElapsed) : 'none'}, latest=none, original latest=none`);
+      const latest = js.latestRunElapsed === undefined ? 'none' : formatDuration(js.latestRunElapsed - nowElapsed);
+      lines.push(`    Run time: earliest=${js.earliestRunElapsed > js.enqueueElapsed || js.job.periodic !== undefined ? formatDuration(js.earliestRunElapsed - nowElapsed) : 'none'}, latest=${latest}, original latest=${latest}`);
       if (js.numFailures > 0) lines.push(`    Num failures: ${js.numFailures}`);
       lines.push('    Restricted due to: none.');
       lines.push(`    Ready: ${String(this.isReady(js, nowElapsed))} (job=${String(this.isReady(js, nowElapsed))} user=true !restricted=true !pending=true !active=${String(!js.active)} !backingup=true comp=true)`);

@@ -57,11 +57,13 @@ function visibilityToString(vis: number): string {
 /**
  * Notification.toString():
  * `Notification(channel=<id> shortcut=<id|null> contentView=null vibrate=null sound=null
- * defaults=0x0 flags=0x<hex> color=0x%08x[ category=<c>] vis=<PRIVATE|PUBLIC|SECRET>)`.
+ * defaults=0x0 flags=0x<hex> color=0x%08x[ category=<c>][ groupKey=<g>] vis=<PRIVATE|PUBLIC|SECRET>)`.
  */
 export function notificationToString(n: NotificationSpec): string {
   let s = `Notification(channel=${n.channelId ?? 'null'} shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x${integerToHexString(n.flags)} color=${hex08(n.color)}`;
   if (n.category !== undefined) s += ` category=${n.category}`;
+  // `if (this.mGroupKey != null) { sb.append(" groupKey="); … }` right after the category.
+  if (n.group !== undefined) s += ` groupKey=${n.group}`;
   s += ` vis=${visibilityToString(n.visibility)})`;
   return s;
 }

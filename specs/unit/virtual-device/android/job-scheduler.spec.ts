@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { JobInfoSpec, JobParameters } from '../../../../src/virtual-device/system/app-framework.js';
+import { buildJobInfo, type JobInfoSpec, type JobParameters } from '../../../../src/virtual-device/system/app-framework.js';
 import { CMD_ERR_CONSTRAINTS, CMD_ERR_NO_JOB, CMD_ERR_NO_PACKAGE, JobSchedulerService, type JobStatus } from '../../../../src/virtual-device/system/job-scheduler.js';
 import type { SystemLog } from '../../../../src/virtual-device/system/system-log.js';
 
@@ -13,22 +13,7 @@ const NS = 'androidx.work.systemjobscheduler';
 const SERVICE = { packageName: 'com.example.feednotifier', className: 'androidx.work.impl.background.systemjob.SystemJobService' };
 
 function job(id: number, minLatencyMs = 0, constraints: Partial<Pick<JobInfoSpec, 'requiredNetworkType' | 'requiresCharging' | 'requiresDeviceIdle' | 'requiresBatteryNotLow' | 'requiresStorageNotLow'>> = {}): JobInfoSpec {
-  return {
-    id,
-    service: SERVICE,
-    minLatencyMs,
-    backoffPolicy: 1,
-    initialBackoffMs: 30_000,
-    persisted: false,
-    requiredNetworkType: 0,
-    requiresCharging: false,
-    requiresDeviceIdle: false,
-    requiresBatteryNotLow: false,
-    requiresStorageNotLow: false,
-    extras: { EXTRA_WORK_SPEC_ID: 'x' },
-    priority: 300,
-    ...constraints,
-  };
+  return buildJobInfo(id, SERVICE, { minLatencyMs, extras: { EXTRA_WORK_SPEC_ID: 'x' }, ...constraints });
 }
 
 interface Harness {

@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { ActivityManagerService, OomAdj } from '../../../../src/virtual-device/system/activity-manager.js';
 import { getAndroidSystem, type AndroidSystem } from '../../../../src/virtual-device/system/android-system.js';
-import { ExitReason, type AppContext, type AppDefinition, type AppInstance, type JobInfoSpec, type JobParameters, type NotificationSpec } from '../../../../src/virtual-device/system/app-framework.js';
+import { buildJobInfo, ExitReason, type AppContext, type AppDefinition, type AppInstance, type JobInfoSpec, type JobParameters, type NotificationSpec } from '../../../../src/virtual-device/system/app-framework.js';
 import { PackageManagerService, POST_NOTIFICATIONS } from '../../../../src/virtual-device/system/package-manager.js';
 import type { SystemLog } from '../../../../src/virtual-device/system/system-log.js';
 import { VirtualDevice } from '../../../../src/virtual-device/device.js';
@@ -24,21 +24,7 @@ const FEED = 'com.example.feednotifier';
 
 /** An app with a launcher activity and a JobService whose job runs until the spec finishes it. */
 function holderApp(onJob: (params: JobParameters) => void, options: { scheduleOnCreate: boolean } = { scheduleOnCreate: true }): AppDefinition {
-  const job: JobInfoSpec = {
-    id: 7,
-    service: { packageName: HOLDER, className: `${HOLDER}.Job` },
-    minLatencyMs: 0,
-    backoffPolicy: 1,
-    initialBackoffMs: 30_000,
-    persisted: false,
-    requiredNetworkType: 0,
-    requiresCharging: false,
-    requiresDeviceIdle: false,
-    requiresBatteryNotLow: false,
-    requiresStorageNotLow: false,
-    extras: {},
-    priority: 300,
-  };
+  const job: JobInfoSpec = buildJobInfo(7, { packageName: HOLDER, className: `${HOLDER}.Job` }, {});
   return {
     manifest: {
       packageName: HOLDER,

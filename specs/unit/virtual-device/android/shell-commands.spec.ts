@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { AndroidSystem } from '../../../../src/virtual-device/system/android-system.js';
-import type { JobInfoSpec } from '../../../../src/virtual-device/system/app-framework.js';
+import { buildJobInfo, type JobInfoSpec } from '../../../../src/virtual-device/system/app-framework.js';
 import { jobschedulerHandler } from '../../../../src/virtual-device/system/commands/jobscheduler-cmd.js';
 import { alarmHandler } from '../../../../src/virtual-device/system/commands/alarm-cmd.js';
 import { appopsHandler } from '../../../../src/virtual-device/system/commands/appops.js';
@@ -42,21 +42,7 @@ function fakeSystem(api: number): { system: AndroidSystem; jobs: JobSchedulerSer
   return { system, jobs, clockSetTo };
 }
 
-const JOB: JobInfoSpec = {
-  id: 0,
-  service: { packageName: 'com.example.feednotifier', className: 'androidx.work.impl.background.systemjob.SystemJobService' },
-  minLatencyMs: 86_400_000,
-  backoffPolicy: 1,
-  initialBackoffMs: 30_000,
-  persisted: false,
-  requiredNetworkType: 0,
-  requiresCharging: false,
-  requiresDeviceIdle: false,
-  requiresBatteryNotLow: false,
-  requiresStorageNotLow: false,
-  extras: {},
-  priority: 300,
-};
+const JOB: JobInfoSpec = buildJobInfo(0, { packageName: 'com.example.feednotifier', className: 'androidx.work.impl.background.systemjob.SystemJobService' }, { minLatencyMs: 86_400_000 });
 
 describe('ShellCommand argument handling', () => {
   it('splits -xVALUE, stops at --, and names the previous argument when one is missing', () => {

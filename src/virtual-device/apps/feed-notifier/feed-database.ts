@@ -10,6 +10,13 @@
  * Bug `no-unique-index`: the index on `link` is not UNIQUE and the insert is a plain INSERT.
  * Bug `record-after-loop`: the rows of a run are inserted together, in one transaction, after
  * its notify loop (insertNotifications).
+ *
+ * App profiles (app-profiles.ts) change the tables: `row-id` has no `notifications` table but
+ * Feeder's `feed_items` (every synced item a row, a `notified` flag, a UNIQUE index on
+ * (`guid`, `feed_id`): spacecowboy/Feeder @091ca126 app/src/main/java/com/nononsenseapps/feeder/
+ * db/room/FeedItem.kt:51-53, AppDatabase.kt:853; the model keeps `pub_date` as epoch ms, where
+ * Feeder stores an ISO-8601 string); `subscription` adds Feeder's `feeds` table (AppDatabase.kt:836,
+ * the columns the model needs); `watermark` has no dedup table at all.
  */
 import Database from 'better-sqlite3';
 
@@ -38,6 +45,25 @@ export interface PendingReceipt {
   readonly delivered: number;
 }
 
+/** Which tables a profile's database has (the receipts table is always there). */
+export interface FeedTables {
+  /** The reference app's key table `notifications`. */
+  readonly notifications: boolean;
+  /** Feeder's `feed_items` with its `notified` flag (profile `row-id`). */
+  readonly feedItems: boolean;
+  /** Feeder's `feeds`, the subscriptions (profile `subscription`). */
+  readonly feeds: boolean;
+}
+
+export const REFERENCE_TABLES: FeedTables = { notifications: true, feedItems: false, feeds: false };
+
+/** A row of `feed_items` (profile `row-id`). */
+export interface FeedItemRow {
+  readonly id: number;
+  readonly guid: string;
+  readonly notified: number;
+}
+
 export class FeedDatabase {
   private readonly db: Database.Database;
   private readonly uniqueIndex: boolean;
@@ -48,7 +74,8 @@ export class FeedDatabase {
   }
 
   /** Opens (creating or migrating) the database at a host path. */
-  static open(hostPath: string, options: { uniqueIndex: boolean; nowMs: number }): FeedDatabase {
+  static open(hostPath: string, options: { uniqueIndex: boolean; nowMs: number; tables?: FeedTables }): FeedDatabase {
+    const tables = options.tables ?? REFERENCE_TABLES;
     const db = new Database(hostPath);
     db.pragma('journal_mode = WAL');
     const version = db.pragma('user_version', { simple: true }) as number;
@@ -64,10 +91,22 @@ export class FeedDatabase {
     if (version === 0) {
       db.transaction(() => {
         for (const sql of roomTables) db.exec(sql);
-        db.exec(
-          'CREATE TABLE IF NOT EXISTS `notifications` (`id` INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, `link` TEXT, `title` TEXT NOT NULL, `published_at` INTEGER NOT NULL, `notified_at` INTEGER NOT NULL)',
-        );
-        db.exec(index);
+        if (tables.notifications) {
+          db.exec(
+            'CREATE TABLE IF NOT EXISTS `notifications` (`id` INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, `link` TEXT, `title` TEXT NOT NULL, `published_at` INTEGER NOT NULL, `notified_at` INTEGER NOT NULL)',
+          );
+          db.exec(index);
+        }
+        if (tables.feedItems) {
+          db.exec(
+            'CREATE TABLE IF NOT EXISTS `feed_items` (`id` INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, `guid` TEXT NOT NULL, `title` TEXT NOT NULL, `link` TEXT, `pub_date` INTEGER NOT NULL, `notified` INTEGER NOT NULL, `feed_id` INTEGER NOT NULL DEFAULT 1)',
+          );
+          db.exec(`CREATE ${options.uniqueIndex ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS \`index_feed_items_guid_feed_id\` ON \`feed_items\` (\`guid\`, \`feed_id\`)`);
+        }
+        if (tables.feeds) {
+          db.exec('CREATE TABLE IF NOT EXISTS `feeds` (`id` INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, `title` TEXT NOT NULL, `url` TEXT NOT NULL, `notify` INTEGER NOT NULL)');
+          db.exec('CREATE UNIQUE INDEX IF NOT EXISTS `index_feeds_url` ON `feeds` (`url`)');
+        }
         db.exec(createReceipts);
         if (SEED_LEGACY_ROWS) {
           const legacy = db.prepare('INSERT INTO notifications (link, title, published_at, notified_at) VALUES (NULL, ?, ?, ?)');
@@ -134,7 +173,55 @@ export class FeedDatabase {
   }
 
   titleFor(link: string): string | undefined {
+    if (!this.hasTable('notifications')) return undefined;
     const row = this.db.prepare('SELECT title FROM notifications WHERE link = ? LIMIT 1').get(link) as { title: string } | undefined;
     return row?.title;
+  }
+
+  private hasTable(name: string): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  }
+
+  // ---- feed_items (profile row-id, as Feeder's FeedItemDao) ----------------------------------
+
+  /**
+   * The sync writes every item of the response as a row (notified = 0) unless its guid is there;
+   * an existing row gets the new title and keeps its flag. Under `no-unique-index` the index is
+   * not UNIQUE; the app still looks the guid up first, so it adds no second row by itself.
+   */
+  upsertFeedItem(item: { guid: string; title: string; link: string; publishedAt: number }): FeedItemRow {
+    const existing = this.feedItem(item.guid);
+    if (existing !== undefined) {
+      this.db.prepare('UPDATE feed_items SET title = ? WHERE id = ?').run(item.title, existing.id);
+      return existing;
+    }
+    const verb = this.uniqueIndex ? 'INSERT OR IGNORE' : 'INSERT';
+    this.db.prepare(`${verb} INTO feed_items (guid, title, link, pub_date, notified, feed_id) VALUES (?, ?, ?, ?, 0, 1)`).run(item.guid, item.title, item.link, item.publishedAt);
+    const row = this.feedItem(item.guid);
+    if (row === undefined) throw new Error(`feed_items has no row for ${item.guid} after the insert`);
+    return row;
+  }
+
+  feedItem(guid: string): FeedItemRow | undefined {
+    return this.db.prepare('SELECT id, guid, notified FROM feed_items WHERE guid = ? AND feed_id = 1 ORDER BY id LIMIT 1').get(guid) as FeedItemRow | undefined;
+  }
+
+  /** FeedItemDao.markAsNotified(ids): `UPDATE feed_items SET notified = 1 WHERE id IN (:ids)`. */
+  markAsNotified(ids: readonly number[]): void {
+    const stmt = this.db.prepare('UPDATE feed_items SET notified = 1 WHERE id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) stmt.run(id);
+    })();
+  }
+
+  // ---- feeds (profile subscription) ------------------------------------------------------------
+
+  /** Adds a subscription (the VIEW intent's URL); an existing URL is kept as it is. */
+  addFeed(url: string, title: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO feeds (title, url, notify) VALUES (?, ?, 1)').run(title, url);
+  }
+
+  feedUrls(): string[] {
+    return (this.db.prepare('SELECT url FROM feeds WHERE notify = 1 ORDER BY id').all() as { url: string }[]).map((r) => r.url);
   }
 }

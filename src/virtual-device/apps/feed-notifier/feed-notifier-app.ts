@@ -5,13 +5,28 @@
  * and DiagnosticsReceiver from the merged manifest (work-runtime's AndroidManifest.xml).
  * The process's open databases close when it dies; a new process reopens `feed.db` (so a copy
  * the harness pushed while the app was stopped is the one used).
+ *
+ * The app profiles (app-profiles.ts) change the manifest and the entry points: `subscription`
+ * gives MainActivity an intent filter for VIEW of http/https URLs and RSS/Atom types, whose URL it
+ * adds to `feeds` (Feeder's AddFeedFromShareActivity, spacecowboy/Feeder @091ca126
+ * app/src/main/AndroidManifest.xml:115-134); `jobscheduler` has no WorkManager: its
+ * FeedSyncJobService is scheduled in Application.onCreate with JobInfo.Builder.setPeriodic, unless
+ * the job is pending already (Feeder's schedulePeriodicRssSync, app/src/main/java/com/
+ * nononsenseapps/feeder/background/RssSyncJob.kt:108-147: Builder(RSS_SYNC_PERIODIC.jobId = 2,
+ * FeederJobService).setRequiredNetworkType(NETWORK_TYPE_ANY).setPeriodic(frequency).setPersisted(true),
+ * scheduled when getMyPendingJob(id) == null), and FeederJobService.onStartJob runs the sync and
+ * calls jobFinished(params, false) (background/FeederJobService.kt:29-92).
  */
 import type { AppContext, AppDefinition, AppInstance, AppManifest, JobParameters, ReceiverResult } from '../../system/app-framework.js';
-import { Importance } from '../../system/app-framework.js';
+import { isProcessDeath } from '../../system/app-process.js';
+import { buildJobInfo, Importance } from '../../system/app-framework.js';
+import { LogPriority } from '../../types.js';
 import type { Intent } from '../../system/intent.js';
 import { DIAGNOSTICS_RECEIVER, REQUEST_DIAGNOSTICS_ACTION, SYSTEM_JOB_SERVICE, WorkManager } from '../work-manager/work-manager.js';
+import { DEFAULT_APP_PROFILE, isAppProfile, type AppProfile } from './app-profiles.js';
 import { Bugs } from './bugs.js';
-import { FeedDatabase } from './feed-database.js';
+import { KeyTableStore, NotifiedFlagStore, WatermarkStore, WATERMARK_PREFS, type DedupStore } from './dedup-stores.js';
+import { FeedDatabase, REFERENCE_TABLES, type FeedTables } from './feed-database.js';
 import { CHANNEL_ID, CHANNEL_NAME, FEED_POLL_WORKER, FeedPollWorker, INTERVAL_MS, type FeedRuntime } from './feed-poll-worker.js';
 import { SharedPreferences } from './shared-prefs.js';
 
@@ -41,29 +56,89 @@ export const FEED_NOTIFIER_MANIFEST: AppManifest = {
   services: [{ name: SYSTEM_JOB_SERVICE, exported: true, permission: 'android.permission.BIND_JOB_SERVICE' }],
 };
 
+/** Profile `jobscheduler`: the app's JobService, its job id and the line it logs per run. */
+export const FEED_SYNC_JOB_SERVICE = 'com.example.feednotifier.FeedSyncJobService';
+export const FEED_SYNC_JOB_ID = 2;
+const FEED_SYNC_TAG = 'FeedSyncJob';
+export const ACTION_VIEW = 'android.intent.action.VIEW';
+
 export const feedNotifierApp: AppDefinition = {
   manifest: FEED_NOTIFIER_MANIFEST,
   createInstance: (context) => new FeedNotifierProcess(context),
 };
 
+/** The reference app as one profile builds it: its manifest, and its code in a process. */
+export function feedNotifierAppFor(profile: AppProfile): AppDefinition {
+  if (profile === 'reference') return feedNotifierApp;
+  return { manifest: manifestFor(profile), createInstance: (context) => new FeedNotifierProcess(context) };
+}
+
+function manifestFor(profile: AppProfile): AppManifest {
+  const m = FEED_NOTIFIER_MANIFEST;
+  switch (profile) {
+    case 'subscription':
+      return {
+        ...m,
+        activities: [
+          { name: MAIN_ACTIVITY, exported: true, launcher: true, actions: [ACTION_VIEW], schemes: ['http', 'https'], mimeTypes: ['text/xml', 'application/rss+xml', 'application/atom+xml', 'application/xml'] },
+        ],
+      };
+    case 'jobscheduler':
+      // No work-runtime: none of its merged components (SystemJobService, DiagnosticsReceiver).
+      return { ...m, receivers: [], services: [{ name: FEED_SYNC_JOB_SERVICE, exported: false, permission: 'android.permission.BIND_JOB_SERVICE' }] };
+    case 'reference':
+    case 'grouped':
+    case 'row-id':
+    case 'watermark':
+      return m;
+    default: {
+      const unreachable: never = profile;
+      return unreachable;
+    }
+  }
+}
+
+function tablesFor(profile: AppProfile): FeedTables {
+  switch (profile) {
+    case 'row-id':
+      return { notifications: false, feedItems: true, feeds: false };
+    case 'watermark':
+      return { notifications: false, feedItems: false, feeds: false };
+    case 'subscription':
+      return { ...REFERENCE_TABLES, feeds: true };
+    case 'reference':
+    case 'grouped':
+    case 'jobscheduler':
+      return REFERENCE_TABLES;
+    default: {
+      const unreachable: never = profile;
+      return unreachable;
+    }
+  }
+}
+
 /** The app's code in one process. */
 class FeedNotifierProcess implements AppInstance, FeedRuntime {
   readonly context: AppContext;
   readonly bugs: Bugs;
+  readonly profile: AppProfile;
   private workManager: WorkManager | undefined;
   private feedDb: FeedDatabase | undefined;
   private sharedPrefs: SharedPreferences | undefined;
+  private otherPrefs: SharedPreferences | undefined;
+  private store: DedupStore | undefined;
 
   constructor(context: AppContext) {
     this.context = context;
     this.bugs = new Bugs(context.bugs);
+    this.profile = isAppProfile(context.appProfile) ? context.appProfile : DEFAULT_APP_PROFILE;
   }
 
   database(): FeedDatabase {
     if (this.feedDb === undefined) {
       const dir = `${this.context.files.dataDir}/databases`;
       this.context.files.mkdirs(dir);
-      const db = FeedDatabase.open(this.context.files.hostPath(`${dir}/feed.db`), { uniqueIndex: !this.bugs.has('no-unique-index'), nowMs: this.context.currentTimeMillis() });
+      const db = FeedDatabase.open(this.context.files.hostPath(`${dir}/feed.db`), { uniqueIndex: !this.bugs.has('no-unique-index'), nowMs: this.context.currentTimeMillis(), tables: tablesFor(this.profile) });
       this.context.process.onDeath(() => db.close());
       this.feedDb = db;
     }
@@ -73,6 +148,23 @@ class FeedNotifierProcess implements AppInstance, FeedRuntime {
   prefs(): SharedPreferences {
     this.sharedPrefs ??= new SharedPreferences(this.context.files, 'feed_prefs');
     return this.sharedPrefs;
+  }
+
+  /** In the watermark profile `dedup-elsewhere` keeps its mark beside the configured one, in another file. */
+  elsewherePrefs(): SharedPreferences {
+    if (this.profile !== 'watermark') return this.prefs();
+    this.otherPrefs ??= new SharedPreferences(this.context.files, 'sync_state');
+    return this.otherPrefs;
+  }
+
+  dedupStore(): DedupStore {
+    if (this.store === undefined) {
+      const db = (): FeedDatabase => this.database();
+      if (this.profile === 'row-id') this.store = new NotifiedFlagStore(db);
+      else if (this.profile === 'watermark') this.store = new WatermarkStore(() => new SharedPreferences(this.context.files, WATERMARK_PREFS));
+      else this.store = new KeyTableStore(db);
+    }
+    return this.store;
   }
 
   createChannel(): void {
@@ -86,6 +178,11 @@ class FeedNotifierProcess implements AppInstance, FeedRuntime {
 
   /** FeedApplication.onCreate. */
   onCreate(): Promise<void> {
+    if (this.profile === 'jobscheduler') {
+      this.database();
+      this.schedulePeriodicSync();
+      return Promise.resolve();
+    }
     this.workManager = WorkManager.initialize(this.context, (className) => (className === FEED_POLL_WORKER ? new FeedPollWorker(this) : undefined));
     // The Room database opens with the process (Room's first access in Application.onCreate).
     this.database();
@@ -95,23 +192,68 @@ class FeedNotifierProcess implements AppInstance, FeedRuntime {
     return Promise.resolve();
   }
 
-  /** MainActivity.onCreate: lists the stored notifications; the bug creates the channel here only. */
-  onActivityCreate(activityClass: string): Promise<void> {
+  /**
+   * Profile `jobscheduler`: schedulePeriodicRssSync. Bug `duplicate-schedule`: every start
+   * schedules one more job under a new id instead of keeping the pending one (the unique-work
+   * scenario reads WorkManager's database, so with JobScheduler it is skipped, not caught).
+   */
+  private schedulePeriodicSync(): void {
+    const js = this.context.jobScheduler;
+    const pending = js.getAllPendingJobs();
+    const duplicate = this.bugs.has('duplicate-schedule');
+    if (!duplicate && pending.some((j) => j.id === FEED_SYNC_JOB_ID)) return;
+    // NETWORK_TYPE_ANY (1): the model never satisfies a network constraint, so the job runs when forced.
+    const id = duplicate ? FEED_SYNC_JOB_ID + pending.length : FEED_SYNC_JOB_ID;
+    js.schedule(buildJobInfo(id, { packageName: this.context.packageName, className: FEED_SYNC_JOB_SERVICE }, { requiredNetworkType: 1, persisted: true, periodic: { intervalMs: INTERVAL_MS, flexMs: INTERVAL_MS } }));
+  }
+
+  /**
+   * MainActivity.onCreate: lists the stored notifications; the bug creates the channel here only.
+   * Profile `subscription`: a VIEW intent's http(s) URL becomes a row of `feeds`.
+   */
+  onActivityCreate(activityClass: string, intent?: Intent): Promise<void> {
     if (activityClass === MAIN_ACTIVITY) {
-      this.database();
+      const db = this.database();
       if (this.bugs.has('channel-in-activity')) this.createChannel();
+      const url = intent?.data;
+      if (this.profile === 'subscription' && intent?.action === ACTION_VIEW && url !== undefined && /^https?:\/\//i.test(url)) {
+        db.addFeed(url, url);
+        this.context.log.println(LogPriority.I, 'MainActivity', `Subscribed to ${url}`);
+      }
     }
     return Promise.resolve();
   }
 
   onReceive(receiverClass: string, _intent: Intent): Promise<ReceiverResult | undefined> {
-    if (receiverClass === DIAGNOSTICS_RECEIVER) this.wm().requestDiagnostics();
+    if (receiverClass === DIAGNOSTICS_RECEIVER && this.workManager !== undefined) this.wm().requestDiagnostics();
     return Promise.resolve(undefined);
   }
 
   onStartJob(serviceClass: string, params: JobParameters): Promise<boolean> {
+    if (serviceClass === FEED_SYNC_JOB_SERVICE && this.profile === 'jobscheduler') return Promise.resolve(this.runSyncJob(params));
     if (serviceClass !== SYSTEM_JOB_SERVICE) return Promise.resolve(false);
     return Promise.resolve(this.wm().onStartJob(params));
+  }
+
+  /**
+   * FeederJobService.runJob: the sync in a coroutine, then jobFinished (here with needsReschedule
+   * for a retry, which JobScheduler turns into its backoff). One line per run,
+   * `Sync job <id> finished: success|retry|failure`, for the config's work.resultLine.
+   */
+  private runSyncJob(params: JobParameters): boolean {
+    new FeedPollWorker(this).startWork().then(
+      (result) => {
+        if (!this.context.process.alive) return;
+        this.context.log.println(LogPriority.I, FEED_SYNC_TAG, `Sync job ${params.jobId} finished: ${result.type}`);
+        params.jobFinished(result.type === 'retry');
+      },
+      (e: unknown) => {
+        if (isProcessDeath(e) || !this.context.process.alive) return;
+        this.context.log.println(LogPriority.E, FEED_SYNC_TAG, `Sync job ${params.jobId} failed: ${e instanceof Error ? e.message : String(e)}`);
+        params.jobFinished(false);
+      },
+    );
+    return true;
   }
 
   onStopJob(serviceClass: string, params: JobParameters): Promise<boolean> {

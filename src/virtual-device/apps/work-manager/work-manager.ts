@@ -30,7 +30,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext, AppJobScheduler, JobInfoSpec, JobParameters } from '../../system/app-framework.js';
-import { ExitReason, JobBackoffPolicy } from '../../system/app-framework.js';
+import { buildJobInfo, ExitReason, JobBackoffPolicy } from '../../system/app-framework.js';
 import { isProcessDeath } from '../../system/app-process.js';
 import { WORK_DATABASE_NAME, WorkDatabase } from './work-database.js';
 import {
@@ -377,21 +377,16 @@ export class WorkManager {
   /** SystemJobInfoConverter.convert. */
   private convert(spec: WorkSpec, jobId: number): JobInfoSpec {
     const offset = Math.max(calculateNextRunTime(spec) - this.now(), 0);
-    return {
-      id: jobId,
-      service: { packageName: this.context.packageName, className: SYSTEM_JOB_SERVICE },
-      minLatencyMs: offset,
-      backoffPolicy: spec.backoffPolicy === BackoffPolicy.LINEAR ? JobBackoffPolicy.LINEAR : JobBackoffPolicy.EXPONENTIAL,
-      initialBackoffMs: spec.backoffDelayDuration,
-      persisted: false,
-      requiredNetworkType: 0,
-      requiresCharging: false,
-      requiresDeviceIdle: false,
-      requiresBatteryNotLow: false,
-      requiresStorageNotLow: false,
-      extras: { [EXTRA_WORK_SPEC_ID]: spec.id, [EXTRA_WORK_SPEC_GENERATION]: spec.generation, [EXTRA_IS_PERIODIC]: isPeriodic(spec) },
-      priority: 300,
-    };
+    return buildJobInfo(
+      jobId,
+      { packageName: this.context.packageName, className: SYSTEM_JOB_SERVICE },
+      {
+        minLatencyMs: offset,
+        backoffPolicy: spec.backoffPolicy === BackoffPolicy.LINEAR ? JobBackoffPolicy.LINEAR : JobBackoffPolicy.EXPONENTIAL,
+        initialBackoffMs: spec.backoffDelayDuration,
+        extras: { [EXTRA_WORK_SPEC_ID]: spec.id, [EXTRA_WORK_SPEC_GENERATION]: spec.generation, [EXTRA_IS_PERIODIC]: isPeriodic(spec) },
+      },
+    );
   }
 
   /** SystemJobScheduler.cancel(workSpecId): cancels its jobs and drops its SystemIdInfo. */

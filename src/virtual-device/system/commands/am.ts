@@ -71,7 +71,7 @@ async function runStart(system: AndroidSystem, args: ShellArgs, out: CommandOutp
   intent.flags |= IntentFlag.FLAG_ACTIVITY_NEW_TASK;
   const started = Date.now();
   const hadProcess = intent.component !== undefined && system.activities.processOf(intent.component.packageName) !== undefined;
-  const result = intent.component === undefined ? StartResult.INTENT_NOT_RESOLVED : await system.activities.startActivity(intent.component);
+  const result = intent.component === undefined ? StartResult.INTENT_NOT_RESOLVED : await system.activities.startActivity(intent.component, intent);
   const line = (s: string): void => (parsed.wait ? out.println(s) : out.errPrintln(s));
   let launched = false;
   switch (result) {
