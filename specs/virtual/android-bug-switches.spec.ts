@@ -5,12 +5,13 @@
  * compares what they show.
  */
 import { expect } from 'chai';
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFixtureServer, type FaultPlan, type FixtureServer } from '../../src/feed/fixture-server.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
+import { pullAppDatabase } from '../support/app-data.js';
 import { testDevices, type TestDevices } from '../support/virtual-devices.js';
 
 const PKG = 'com.example.feednotifier';
@@ -138,19 +139,8 @@ class Session {
     await this.waitResults(before + 1);
   }
 
-  async pull<T>(rel: string, query: (db: Database.Database) => T): Promise<T> {
-    const dir = mkdtempSync(join(this.dir, 'pull-'));
-    const name = rel.slice(rel.lastIndexOf('/') + 1);
-    for (const suffix of ['', '-wal', '-shm']) {
-      const r = await this.adb.adb(['-s', this.serial, 'exec-out', `run-as ${PKG} cat ${rel}${suffix}`]);
-      if (r.code === 0) writeFileSync(join(dir, name + suffix), r.stdout);
-    }
-    const db = new Database(join(dir, name));
-    try {
-      return query(db);
-    } finally {
-      db.close();
-    }
+  pull<T>(rel: string, query: (db: Database.Database) => T): Promise<T> {
+    return pullAppDatabase(this.adb, this.serial, PKG, this.dir, rel, query);
   }
 }
 

@@ -6,29 +6,19 @@
  * spares a process running a job) between notify and record.
  */
 import { expect } from 'chai';
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '../../src/feed/fixture-server.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
+import { javaHash, pullAppDatabase, rfc822 } from '../support/app-data.js';
 import { testDevices } from '../support/virtual-devices.js';
 import { waitFor } from '../support/wait.js';
 
 const PKG = 'com.example.feednotifier';
 const NS = 'androidx.work.systemjobscheduler';
 const HOUR = 3_600_000;
-
-/** java.lang.String#hashCode, computed independently of the model (BigInt polynomial). */
-function javaHash(s: string): number {
-  let h = 0n;
-  for (let i = 0; i < s.length; i++) h = BigInt.asIntN(32, h * 31n + BigInt(s.charCodeAt(i)));
-  return Number(h);
-}
-
-function rfc822(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toUTCString().replace('GMT', '+0000');
-}
 
 interface Item {
   title: string;
@@ -66,20 +56,7 @@ describe('android model: the reference app on API 34 (adb only)', function () {
     });
   const deviceNow = async (): Promise<number> => Number((await sh('date +%s%3N')).out.trim());
   /** Pulls a database with its -wal and -shm (run-as cat), as the harness does, and queries a copy. */
-  const pull = async <T>(rel: string, query: (db: Database.Database) => T): Promise<T> => {
-    const dir = mkdtempSync(join(work, 'pull-'));
-    const name = rel.slice(rel.lastIndexOf('/') + 1);
-    for (const suffix of ['', '-wal', '-shm']) {
-      const r = await adb.adb(['-s', serial, 'exec-out', `run-as ${PKG} cat ${rel}${suffix}`]);
-      if (r.code === 0) writeFileSync(join(dir, name + suffix), r.stdout);
-    }
-    const db = new Database(join(dir, name));
-    try {
-      return query(db);
-    } finally {
-      db.close();
-    }
-  };
+  const pull = <T>(rel: string, query: (db: Database.Database) => T): Promise<T> => pullAppDatabase(adb, serial, PKG, work, rel, query);
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'dv-android-spec-'));
