@@ -3,8 +3,13 @@
  * and writes a starting dedup-verify.config.json. It reads only what adb shows: the package
  * (installed? debuggable, i.e. does run-as work?), its launcher activity, WorkManager's database
  * (unique periodic work names and their intervals) and the app's databases (a table with a
- * UNIQUE text column that looks like a dedup key). What it found and every value it had to
- * guess are listed in the file's "$comment" ("FOUND …" / "CONFIRM …") and on the console.
+ * UNIQUE text column that looks like a dedup key). Apps of another shape (docs/real-apps.md,
+ * init-shapes.ts): a periodic job of the app's own JobService and no WorkManager work gives
+ * `work.scheduler: "jobscheduler"`; a notified flag in the key's table gives `database.kind:
+ * "flag"` and row ids as notification ids; a subscription table (`feeds` with a URL column)
+ * gives `feed.attach`; no key-like UNIQUE column but a high-water mark in shared_prefs gives
+ * `database.kind: "watermark"`. What it found and every value it had to guess are listed in the
+ * file's "$comment" ("FOUND …" / "CONFIRM …") and on the console.
  *
  * Errors are one line with the fix (exit 2): no device, package missing or not debuggable, no
  * WorkManager database yet (launch the app once), no unique periodic work, no key-like column.
@@ -30,6 +35,7 @@ import { defaultAdbPort } from './run-devices.js';
 import { chooseDevice } from '../choose-device.js';
 import { packageRoot } from '../package-root.js';
 import { checkOutputFile } from '../inputs.js';
+import { findJobSchedulerWork, findWatermark, readDatabaseShape, type DatabaseShape } from './init-shapes.js';
 import type { CliIo } from '../io.js';
 
 /** Column names that usually hold a feed item's stable identity, best first. */
@@ -43,6 +49,8 @@ export interface KeyCandidate {
   readonly table: string;
   readonly column: string;
   readonly unique: boolean;
+  /** Part of a UNIQUE index of several columns (set by init, not by findKeyCandidates). */
+  readonly compositeUnique?: boolean;
   readonly score: number;
   /** Of the sampled non-NULL values, how many look like http(s) links. */
   readonly linkLike?: number;
@@ -147,7 +155,7 @@ export function parseMainActivities(text: string, pkg: string): string[] {
   return found;
 }
 
-interface InitFindings {
+export interface InitFindings {
   /** Facts read from the device. */
   readonly found: string[];
   /** Guesses the user must confirm (each names the config key). */
@@ -222,11 +230,52 @@ async function readWork(device: AndroidDevice, pkg: string, launchActivity: stri
   }
 }
 
+/** The `work` section and the interval: WorkManager's unique periodic work, else the app's own periodic JobScheduler job. */
+async function findScheduling(device: AndroidDevice, pkg: string, launchActivity: string, notes: InitFindings): Promise<{ work: Record<string, unknown>; intervalMs: number }> {
+  let work: WorkDbSnapshot | undefined;
+  let noWork: unknown;
+  try {
+    work = await readWork(device, pkg, launchActivity);
+  } catch (e) {
+    if (!hasErrorCode(e, ErrorCode.DeviceCommand)) throw e;
+    noWork = e;
+  }
+  const periodic = work === undefined ? [] : findPeriodicUniqueWork(work);
+  const chosen = periodic[0];
+  if (work !== undefined && chosen !== undefined) {
+    notes.found.push(`WorkManager database ${WORK_DATABASE_PATH} (${work.workSpecs.length} WorkSpec row(s)).`);
+    if (periodic.length === 1) notes.found.push(`Unique periodic work ${describeWork(chosen)}.`);
+    else notes.confirm.push(`work.uniqueName: several unique periodic works (${periodic.map(describeWork).join('; ')}); picked "${chosen.name}".`);
+    return { work: { uniqueName: chosen.name, workerClass: chosen.workerClass }, intervalMs: chosen.intervalMs };
+  }
+  const job = await findJobSchedulerWork(device, pkg);
+  if (job !== null) {
+    notes.found.push(`JobScheduler job ${job.jobId} of ${job.service}, periodic every ${formatDuration(job.intervalMs)} (dumpsys jobscheduler), ${work === undefined ? 'and no WorkManager database' : 'and no unique periodic WorkManager work'}.`);
+    notes.confirm.push(
+      'work.resultLine: name the line the app logs at the end of each run as a regex with a named group "outcome" (success, retry or failure), e.g. "Sync finished: (?<outcome>success|retry|failure)"; without it a run\'s outcome comes from the job\'s state alone.',
+    );
+    return { work: { scheduler: 'jobscheduler', jobId: job.jobId }, intervalMs: job.intervalMs };
+  }
+  if (work === undefined) throw noWork;
+  const anyPeriodic = work.workSpecs.filter((s: WorkSpecRow) => isPeriodic(s) && s.state !== WorkState.CANCELLED);
+  throw new DedupVerifyError(
+    ErrorCode.DeviceCommand,
+    `${pkg} has no unique periodic work (unique names: ${[...new Set(work.names.map((n) => n.name))].join(', ') || 'none'}; periodic WorkSpecs without a unique name: ${anyPeriodic.length}) and no periodic job of its own in dumpsys jobscheduler. dedup-verify drives work enqueued with enqueueUniquePeriodicWork(name, KEEP, request) or a JobService scheduled with setPeriodic: schedule it that way, launch the app, then run init again.`,
+  );
+}
+
 function describeWork(w: FoundWork): string {
   return `"${w.name}" every ${formatDuration(w.intervalMs)}${w.flexMs > 0 && w.flexMs !== w.intervalMs ? ` (flex ${formatDuration(w.flexMs)})` : ''}, worker ${w.workerClass}`;
 }
 
-async function findDedupColumn(device: AndroidDevice, pkg: string, notes: InitFindings): Promise<KeyCandidate> {
+/** The app's databases as init reads them: key candidates (best first) and each database's shape. */
+interface DatabaseFindings {
+  readonly dbs: readonly string[];
+  readonly candidates: readonly KeyCandidate[];
+  readonly shapes: readonly { readonly db: string; readonly shape: DatabaseShape }[];
+}
+
+async function inspectDatabases(device: AndroidDevice, pkg: string): Promise<DatabaseFindings> {
   const listing = await device.shell(['run-as', pkg, 'ls', 'databases']);
   const dbs =
     listing.exitCode !== 0
@@ -237,11 +286,20 @@ async function findDedupColumn(device: AndroidDevice, pkg: string, notes: InitFi
           .map((l) => l.trim())
           .filter((l) => l !== '' && !/-(wal|shm|journal)$/.test(l));
   const candidates: KeyCandidate[] = [];
+  const shapes: { db: string; shape: DatabaseShape }[] = [];
   for (const db of dbs) {
     const pulled = await pullDatabase(device, { pkg, db: `databases/${db}` }).catch(() => null);
     if (!pulled) continue;
     try {
-      candidates.push(...findKeyCandidates(pulled.dbPath, `databases/${db}`));
+      const shape = readDatabaseShape(pulled.dbPath);
+      shapes.push({ db: `databases/${db}`, shape });
+      for (const c of findKeyCandidates(pulled.dbPath, `databases/${db}`)) {
+        // A subscription table's URL is the feed, not an item's key.
+        if (c.table === shape.subscription?.table) continue;
+        // A column of a UNIQUE index of several columns (Feeder's (guid, feed_id)) is a key too.
+        const composite = shape.tables.find((t) => t.table === c.table)?.compositeUnique.includes(c.column) === true;
+        candidates.push(composite && !c.unique ? { ...c, compositeUnique: true, score: c.score + 8 } : c);
+      }
     } catch {
       // not a SQLite database
     } finally {
@@ -249,19 +307,135 @@ async function findDedupColumn(device: AndroidDevice, pkg: string, notes: InitFi
     }
   }
   candidates.sort((a, b) => b.score - a.score);
-  const key = candidates[0];
-  if (!key) {
+  return { dbs, candidates, shapes };
+}
+
+function noKeyColumn(pkg: string, dbs: readonly string[]): DedupVerifyError {
+  return new DedupVerifyError(
+    ErrorCode.DeviceCommand,
+    `No database of ${pkg} has a text column that looks like a dedup key (databases/: ${dbs.join(', ') || 'none'}), and no shared_prefs entry looks like a high-water mark. Launch the app and let its worker run once, or write "database" in the config by hand (file, table, keyColumn).`,
+  );
+}
+
+function noteKeyColumn(key: KeyCandidate, others: readonly KeyCandidate[], notes: InitFindings): void {
+  const values = key.sampled === undefined || key.sampled === 0 ? 'no rows yet' : `${key.linkLike ?? 0} of ${key.sampled} sampled values are links`;
+  const index = key.unique ? 'UNIQUE index' : key.compositeUnique === true ? 'in a UNIQUE index of several columns' : 'no UNIQUE index: the durable-identity scenario will flag it';
+  const line = `database: ${key.db}, table ${key.table}, key column ${key.column} (${index}; ${values}).`;
+  const rest = others.slice(0, 3).map((c) => `${c.db} ${c.table}.${c.column}`);
+  if (key.unique && key.score >= 20 && rest.length === 0) notes.found.push(`Dedup table ${line.slice('database: '.length)}`);
+  else notes.confirm.push(`${line}${rest.length > 0 ? ` Other candidates: ${rest.join(', ')}.` : ''}`);
+}
+
+/** The proposed `database` and what it implies for `notifications.match`. */
+interface DedupProposal {
+  readonly database: Record<string, unknown>;
+  readonly rowIdColumn: string | null;
+}
+
+/**
+ * How the app remembers (docs/real-apps.md): a key table (the reference shape); a notified flag
+ * in the key's table (kind "flag", Feeder), whose integer primary key is then proposed as the
+ * notification id; or, when no column is held by a UNIQUE index and a shared_prefs long looks like
+ * a high-water mark, that mark (kind "watermark").
+ */
+async function proposeDedup(device: AndroidDevice, pkg: string, found: DatabaseFindings, notes: InitFindings): Promise<DedupProposal> {
+  const key = found.candidates[0];
+  // A UNIQUE column named like a key or holding links; a unique id of something else (an outbox's
+  // operation id) does not make the app a key-table app.
+  const keyLike = key !== undefined && (KEY_NAMES.includes(key.column.toLowerCase()) || ((key.sampled ?? 0) > 0 && (key.linkLike ?? 0) * 2 > (key.sampled ?? 0)));
+  const keyed = keyLike && (key.unique || key.compositeUnique === true);
+  if (!keyed) {
+    const mark = await findWatermark(device, pkg);
+    if (mark !== null) {
+      notes.confirm.push(
+        `database: no column is held by a UNIQUE index; ${mark.prefs} has "${mark.key}", which looks like a high-water mark (the publication time, in ms, of the newest item notified): kind "watermark". If it holds an id or seconds instead, the watermark kind does not fit.`,
+      );
+      return { database: { kind: 'watermark', watermark: { prefs: mark.prefs, key: mark.key } }, rowIdColumn: null };
+    }
+  }
+  if (key === undefined) throw noKeyColumn(pkg, found.dbs);
+  noteKeyColumn(key, found.candidates.slice(1), notes);
+  const table = found.shapes.find((s) => s.db === key.db)?.shape.tables.find((t) => t.table === key.table);
+  if (table?.flagColumn != null) {
+    notes.confirm.push(
+      `database.kind: ${key.table}.${table.flagColumn} looks like a "notified" flag set once an item is posted (kind "flag"): the rows exist before the post, so db-is-truth clears the flag instead of deleting rows.`,
+    );
+    return { database: { kind: 'flag', file: key.db, table: key.table, keyColumn: key.column, flagColumn: table.flagColumn }, rowIdColumn: table.rowIdColumn };
+  }
+  return { database: { file: key.db, table: key.table, keyColumn: key.column }, rowIdColumn: null };
+}
+
+/** The config init proposes for `pkg` (or the one app it can find) on `device`, with what it found and what to confirm. */
+export async function inspectApp(device: AndroidDevice, pkgOpt: string | undefined, outPath: string): Promise<{ pkg: string; config: Record<string, unknown>; notes: InitFindings }> {
+  const serial = device.serial;
+  const notes: InitFindings = { found: [], confirm: [] };
+  const pkg = pkgOpt ?? (await discoverPackage(device, notes));
+  if (!(await isPackageInstalled(device, pkg))) {
+    const thirdParty = await listThirdPartyPackages(device).catch(() => [] as string[]);
+    const listed = thirdParty.length === 0 ? 'none' : thirdParty.length <= 8 ? thirdParty.join(', ') : `${thirdParty.slice(0, 8).join(', ')}, …`;
     throw new DedupVerifyError(
       ErrorCode.DeviceCommand,
-      `No database of ${pkg} has a text column that looks like a dedup key (databases/: ${dbs.join(', ') || 'none'}). Launch the app and let its worker run once, or write "database" in the config by hand (file, table, keyColumn).`,
+      `${pkg} is not installed on ${serial} (third-party packages there: ${listed}). Install a debug build (./gradlew installDebug) or fix --package.`,
     );
   }
-  const values = key.sampled === undefined || key.sampled === 0 ? 'no rows yet' : `${key.linkLike ?? 0} of ${key.sampled} sampled values are links`;
-  const others = candidates.slice(1, 4).map((c) => `${c.db} ${c.table}.${c.column}`);
-  const line = `database: ${key.db}, table ${key.table}, key column ${key.column} (${key.unique ? 'UNIQUE index' : 'no UNIQUE index: the durable-identity scenario will flag it'}; ${values}).`;
-  if (key.unique && key.score >= 20 && others.length === 0) notes.found.push(`Dedup table ${line.slice('database: '.length)}`);
-  else notes.confirm.push(`${line}${others.length > 0 ? ` Other candidates: ${others.join(', ')}.` : ''}`);
-  return key;
+  await assertRunAs(device, pkg);
+  notes.found.push(`${pkg} is installed and debuggable on ${serial} (run-as works).`);
+
+  const api = await getSdkLevel(device);
+  const info = await getPackageInfo(device, pkg);
+  if (info !== null && !hasNotificationPermission(info, api)) {
+    notes.confirm.push(`POST_NOTIFICATIONS is not granted (API ${api}): grant it before a run: adb -s ${serial} shell pm grant ${pkg} android.permission.POST_NOTIFICATIONS`);
+  }
+
+  const launchActivity = await findLaunchActivity(device, pkg, notes);
+  const scheduling = await findScheduling(device, pkg, launchActivity, notes);
+  const windowMs = 2 * scheduling.intervalMs;
+  notes.confirm.push(
+    `windowMs: set to 2 × the interval = ${windowMs} ms (${formatDuration(windowMs)}); put the worker's own window constant here (\`dedup-verify lint app/src\` finds it). A window shorter than 2 × the interval loses items when one run is missed.`,
+  );
+
+  const databases = await inspectDatabases(device, pkg);
+  const dedup = await proposeDedup(device, pkg, databases, notes);
+  const subscription = databases.shapes.map((d) => ({ db: d.db, sub: d.shape.subscription })).find((d) => d.sub !== null);
+  const feed: Record<string, unknown> = { ...CONFIG_DEFAULTS.feed };
+  if (subscription?.sub != null) {
+    // The fixture feed goes in as a subscription: a VIEW intent with its URL, after install and every pm clear.
+    feed['attach'] = [{ intent: { action: 'android.intent.action.VIEW', data: '{feedUrl}', component: launchActivity } }];
+    notes.found.push(`Subscription table ${subscription.db} ${subscription.sub.table} (URL column ${subscription.sub.urlColumn}): the feed is something the user adds, not a build field.`);
+    notes.confirm.push(
+      `feed.attach: a VIEW intent with the fixture feed's URL to ${launchActivity}; name the activity whose intent filter takes http(s) feed URLs (or use an "sql" step that inserts the row into ${subscription.sub.table}, or a "deepLink").`,
+    );
+  } else {
+    notes.confirm.push(
+      `feed: the app's debug build must fetch http://127.0.0.1:${CONFIG_DEFAULTS.feed.devicePort}${CONFIG_DEFAULTS.feed.path} (a BuildConfig field), with cleartext to 127.0.0.1 allowed in its network security config; set feed.devicePort, feed.path and feed.format (rss or atom) to match.`,
+    );
+  }
+  const notifications: Record<string, unknown> =
+    dedup.rowIdColumn !== null ? { match: 'row-id', idColumn: dedup.rowIdColumn } : { ...CONFIG_DEFAULTS.notifications };
+  notes.confirm.push(
+    dedup.rowIdColumn !== null
+      ? `notifications.match: "row-id" (the notification id is the row's ${dedup.rowIdColumn}, as Feeder posts notify(item.id.toInt(), …)); if the app posts link.hashCode() use "hashcode-id"; set notifications.channel to the channel id the app posts items on.`
+      : 'notifications.match: "hashcode-id" means notify(link.hashCode(), …); use "tag" if the app posts with tag = link, "row-id" if the id is a row id of the dedup table, or "title" if none; set notifications.channel to the channel id the app posts on.',
+  );
+
+  const config = {
+    $schema: relative(dirname(outPath), join(packageRoot(), 'schema', 'dedup-verify.config.schema.json')),
+    $comment: [
+      `Written by dedup-verify init from ${serial} on ${new Date().toISOString()}. Lines starting with CONFIRM are guesses: check each, then delete this comment if you like.`,
+      ...notes.found.map((f) => `FOUND ${f}`),
+      ...notes.confirm.map((c) => `CONFIRM ${c}`),
+    ],
+    app: { package: pkg, launchActivity },
+    work: scheduling.work,
+    windowMs,
+    allowedDuplicates: 0,
+    database: dedup.database,
+    feed,
+    notifications,
+    backend: { ...CONFIG_DEFAULTS.backend },
+    timeouts: { ...CONFIG_DEFAULTS.timeouts },
+  };
+  return { pkg, config, notes };
 }
 
 export async function runInit(opts: Record<string, unknown>, io: CliIo): Promise<number> {
@@ -275,70 +449,8 @@ export async function runInit(opts: Record<string, unknown>, io: CliIo): Promise
   const adbPath = isLocalHost(host) ? findAdbBinary() : undefined;
   const serial = await chooseDevice(opts, endpoint);
   const device = await AdbDevice.open({ serial, host: endpoint.host, port: endpoint.port, ...(adbPath !== undefined ? { adbPath } : {}) });
-  const notes: InitFindings = { found: [], confirm: [] };
   try {
-    const pkg = pkgOpt ?? (await discoverPackage(device, notes));
-    if (!(await isPackageInstalled(device, pkg))) {
-      const thirdParty = await listThirdPartyPackages(device).catch(() => [] as string[]);
-      const listed = thirdParty.length === 0 ? 'none' : thirdParty.length <= 8 ? thirdParty.join(', ') : `${thirdParty.slice(0, 8).join(', ')}, …`;
-      throw new DedupVerifyError(
-        ErrorCode.DeviceCommand,
-        `${pkg} is not installed on ${serial} (third-party packages there: ${listed}). Install a debug build (./gradlew installDebug) or fix --package.`,
-      );
-    }
-    await assertRunAs(device, pkg);
-    notes.found.push(`${pkg} is installed and debuggable on ${serial} (run-as works).`);
-
-    const api = await getSdkLevel(device);
-    const info = await getPackageInfo(device, pkg);
-    if (info !== null && !hasNotificationPermission(info, api)) {
-      notes.confirm.push(`POST_NOTIFICATIONS is not granted (API ${api}): grant it before a run: adb -s ${serial} shell pm grant ${pkg} android.permission.POST_NOTIFICATIONS`);
-    }
-
-    const launchActivity = await findLaunchActivity(device, pkg, notes);
-    const work = await readWork(device, pkg, launchActivity);
-    notes.found.push(`WorkManager database ${WORK_DATABASE_PATH} (${work.workSpecs.length} WorkSpec row(s)).`);
-    const periodic = findPeriodicUniqueWork(work);
-    const chosen = periodic[0];
-    if (!chosen) {
-      const anyPeriodic = work.workSpecs.filter((s: WorkSpecRow) => isPeriodic(s) && s.state !== WorkState.CANCELLED);
-      throw new DedupVerifyError(
-        ErrorCode.DeviceCommand,
-        `${pkg} has no unique periodic work (unique names: ${[...new Set(work.names.map((n) => n.name))].join(', ') || 'none'}; periodic WorkSpecs without a unique name: ${anyPeriodic.length}). dedup-verify drives work enqueued with enqueueUniquePeriodicWork(name, KEEP, request): enqueue it that way, launch the app, then run init again.`,
-      );
-    }
-    if (periodic.length === 1) notes.found.push(`Unique periodic work ${describeWork(chosen)}.`);
-    else notes.confirm.push(`work.uniqueName: several unique periodic works (${periodic.map(describeWork).join('; ')}); picked "${chosen.name}".`);
-    const windowMs = 2 * chosen.intervalMs;
-    notes.confirm.push(
-      `windowMs: set to 2 × the interval = ${windowMs} ms (${formatDuration(windowMs)}); put the worker's own window constant here (\`dedup-verify lint app/src\` finds it). A window shorter than 2 × the interval loses items when one run is missed.`,
-    );
-
-    const key = await findDedupColumn(device, pkg, notes);
-    notes.confirm.push(
-      `feed: the app's debug build must fetch http://127.0.0.1:${CONFIG_DEFAULTS.feed.devicePort}${CONFIG_DEFAULTS.feed.path} (a BuildConfig field), with cleartext to 127.0.0.1 allowed in its network security config; set feed.devicePort, feed.path and feed.format (rss or atom) to match.`,
-    );
-    notes.confirm.push(
-      'notifications.match: "hashcode-id" means notify(link.hashCode(), …); use "tag" if the app posts with tag = link, or "title" if neither; set notifications.channel to the channel id the app posts on.',
-    );
-
-    const config = {
-      $schema: relative(dirname(outPath), join(packageRoot(), 'schema', 'dedup-verify.config.schema.json')),
-      $comment: [
-        `Written by dedup-verify init from ${serial} on ${new Date().toISOString()}. Lines starting with CONFIRM are guesses: check each, then delete this comment if you like.`,
-        ...notes.found.map((f) => `FOUND ${f}`),
-        ...notes.confirm.map((c) => `CONFIRM ${c}`),
-      ],
-      app: { package: pkg, launchActivity },
-      work: { uniqueName: chosen.name, workerClass: chosen.workerClass },
-      windowMs,
-      allowedDuplicates: 0,
-      database: { file: key.db, table: key.table, keyColumn: key.column },
-      feed: { ...CONFIG_DEFAULTS.feed },
-      notifications: { ...CONFIG_DEFAULTS.notifications },
-      backend: { ...CONFIG_DEFAULTS.backend },
-      timeouts: { ...CONFIG_DEFAULTS.timeouts },
-    };
+    const { pkg, config, notes } = await inspectApp(device, pkgOpt, outPath);
     parseConfig(JSON.parse(JSON.stringify(config)), outPath);
     try {
       await writeFile(outPath, `${JSON.stringify(config, null, 2)}\n`);

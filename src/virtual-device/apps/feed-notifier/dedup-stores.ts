@@ -16,7 +16,10 @@
  *   It is the shape of Tusky's notification marker (tuskyapp/Tusky @43ae0bb4
  *   app/src/main/java/com/keylesspalace/tusky/components/systemnotifications/
  *   NotificationFetcher.kt:96-150: fetch from the marker, then save the newest id as the new
- *   marker), kept in SharedPreferences as a publication time instead of a server id.
+ *   marker), kept in SharedPreferences as a publication time instead of a server id. The mark
+ *   is there from the first start, at 0 (nothing notified), as Tusky's account row carries its
+ *   marker from the account's creation (db/entity/AccountEntity.kt:88 `lastNotificationId:
+ *   String = "0"`).
  *
  * Bugs that change what is remembered (`key-on-title`, `no-unique-index`) act through the key
  * the worker passes and the schema FeedDatabase builds; under WatermarkStore neither applies (it
@@ -104,6 +107,12 @@ export class WatermarkStore implements DedupStore {
   private mark = 0;
 
   constructor(private readonly prefs: () => SharedPreferences) {}
+
+  /** Application.onCreate: the mark at 0 when there is none yet. */
+  initialize(): void {
+    const prefs = this.prefs();
+    if (prefs.getLong(WATERMARK_KEY, -1) === -1) prefs.putLong(WATERMARK_KEY, 0);
+  }
 
   begin(): void {
     this.mark = this.prefs().getLong(WATERMARK_KEY, 0);

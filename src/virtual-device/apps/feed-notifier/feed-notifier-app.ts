@@ -186,6 +186,8 @@ class FeedNotifierProcess implements AppInstance, FeedRuntime {
     this.workManager = WorkManager.initialize(this.context, (className) => (className === FEED_POLL_WORKER ? new FeedPollWorker(this) : undefined));
     // The Room database opens with the process (Room's first access in Application.onCreate).
     this.database();
+    const store = this.dedupStore();
+    if (store instanceof WatermarkStore) store.initialize();
     const request = { workerClassName: FEED_POLL_WORKER, intervalMs: INTERVAL_MS, flexMs: INTERVAL_MS };
     if (this.bugs.has('duplicate-schedule')) this.workManager.enqueue(request);
     else this.workManager.enqueueUniquePeriodicWork(UNIQUE_WORK_NAME, 'KEEP', request);
