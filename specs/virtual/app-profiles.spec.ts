@@ -15,6 +15,7 @@ import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { javaHash, pullAppDatabase, rfc822 } from '../support/app-data.js';
 import { testDevices } from '../support/virtual-devices.js';
 import { waitFor } from '../support/wait.js';
+import { runCli } from '../support/cli.js';
 
 const PKG = 'com.example.feednotifier';
 const NS = 'androidx.work.systemjobscheduler';
@@ -218,4 +219,22 @@ describe('android model: the app profiles of the reference app (adb only)', func
       expect(await itemPosts()).to.equal(6);
     });
   }
+});
+
+describe('--app-profile on the command line', function () {
+  this.timeout(60_000);
+
+  it('virtual-device refuses an unknown profile in one line naming the profiles, exit 2', async () => {
+    const r = await runCli(['virtual-device', '--app-profile', 'feeder']);
+    expect(r.code).to.equal(2);
+    expect(r.stderr.trim().split('\n')).to.have.length(1);
+    expect(r.stderr).to.match(/--app-profile takes one of reference, grouped, row-id, subscription, watermark, jobscheduler \(got "feeder"\)/);
+  });
+
+  it('run refuses --app-profile without --virtual, before any device is touched', async () => {
+    const r = await runCli(['run', '--app-profile', 'grouped', '--device', 'emulator-5554']);
+    expect(r.code).to.equal(2);
+    expect(r.stderr.trim().split('\n')).to.have.length(1);
+    expect(r.stderr).to.match(/--app-profile picks the shape of the virtual device's reference app: use it with --virtual/);
+  });
 });
