@@ -194,6 +194,27 @@ describe('android model: the app profiles of the reference app (adb only)', func
     expect((await sh(`cmd jobscheduler get-job-state ${PKG} 2`)).out).to.equal('waiting\n');
   });
 
+  it('jobscheduler: a process death at the 2nd receipt ends the job with a failure backoff; the forced re-run posts that item again, and the next', async () => {
+    await boot('jobscheduler');
+    await sh(`am start -n ${PKG}/.MainActivity`);
+    fixture.setFault('/receipts', { hold: true, passFirst: 1 });
+    await sh(`cmd jobscheduler run -f ${PKG} 2`);
+    await fixture.waitForHeld(1, 15_000);
+    const pid = (await sh(`pidof ${PKG}`)).out.trim();
+    expect((await sh(`run-as ${PKG} kill -9 ${pid}`)).code).to.equal(0);
+    await waitFor('the app process to die', async () => ((await sh(`pidof ${PKG}`)).out.trim() === '' ? true : undefined));
+    fixture.clearFaults('/receipts');
+    fixture.release();
+    expect((await enqueues()).map((p) => p.id)).to.deep.equal(links(3).slice(0, 2).map(javaHash));
+    // JobServiceContext: a job whose process died is rescheduled as a failure (backoff, still registered).
+    const dump = await lines(`dumpsys jobscheduler ${PKG}`);
+    expect(dump).to.include('    Num failures: 1');
+    expect(await lines('logcat -d -s FeedSyncJob')).to.deep.equal([]);
+    expect((await sh(`cmd jobscheduler run -f ${PKG} 2`)).out).to.equal('Running job [FORCED]\n');
+    await waitFor('the re-run', async () => (await lines('logcat -d -s FeedSyncJob')).find((l) => l.endsWith('Sync job 2 finished: success')));
+    expect((await enqueues()).map((p) => p.id)).to.deep.equal([...links(3).slice(0, 2), ...links(3).slice(1)].map(javaHash));
+  });
+
   for (const profile of ['grouped', 'row-id', 'subscription', 'watermark', 'jobscheduler'] as const) {
     it(`${profile} with no-db-check: the next forced run posts every item again`, async () => {
       await boot(profile, ['no-db-check']);
