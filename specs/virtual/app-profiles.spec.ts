@@ -128,6 +128,9 @@ describe('android model: the app profiles of the reference app (adb only)', func
       [1, 'feed_items', '200', 'feed_items_group', 0],
       ...links(3).map((l) => [javaHash(l), 'feed_items', '10', 'feed_items_group', 0]),
     ]);
+    // The records showing: the summary and the items in the app's group (StatusBarNotification.groupKey).
+    const groupKeys = (await lines('dumpsys notification --noredact')).filter((l) => l.trim().startsWith('groupKey='));
+    expect(groupKeys.map((l) => l.trim())).to.deep.equal(Array.from({ length: 4 }, () => `groupKey=0|${PKG}|g:feed_items_group`));
     const canceled = (await lines('logcat -b events -d')).filter((l) => l.includes(' notification_canceled: '));
     expect(canceled).to.have.length(1);
     expect(canceled[0]).to.match(/notification_canceled: \[0\|com\.example\.feednotifier\|2\|null\|10190,/);

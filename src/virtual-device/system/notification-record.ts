@@ -152,8 +152,12 @@ export class NotificationRecord {
     this.creationTimeMs = previous.creationTimeMs;
   }
 
+  /**
+   * StatusBarNotification.groupKey(): the key itself for a notification without group or sort
+   * key, `user|pkg|g:<group>` for one posted with setGroup (no override group is modelled).
+   */
   get groupKey(): string {
-    return this.key;
+    return this.notification.group === undefined ? this.key : `${this.userId}|${this.pkg}|g:${this.notification.group}`;
   }
 
   /** NotificationRecord.toString(). */

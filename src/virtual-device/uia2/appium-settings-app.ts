@@ -62,7 +62,8 @@ function extraString(n: NotificationSpec, key: string): string | null {
 
 /**
  * StoredNotification.toJson() as org.json (Android's JSONObject keeps insertion order; its
- * JSONStringer escapes `/` as `\/`). `isGroup` is false: the model's notifications carry no group.
+ * JSONStringer escapes `/` as `\/`). `isGroup` is StatusBarNotification.isGroup(): an override
+ * group key, or a group the app set (isAppGroup; the model has no sort keys).
  */
 export function storedNotificationJson(s: StoredNotification): Record<string, unknown> {
   const { sbn } = s;
@@ -85,7 +86,7 @@ export function storedNotificationJson(s: StoredNotification): Record<string, un
       infoText: extraString(sbn.notification, 'android.infoText'),
       template: extraString(sbn.notification, 'android.template'),
     },
-    isGroup: false,
+    isGroup: sbn.overrideGroupKey !== null || sbn.notification.group !== undefined,
     userHandle: sbn.userId,
     groupKey: sbn.groupKey,
     overrideGroupKey: sbn.overrideGroupKey,

@@ -24,13 +24,3 @@ export const DEFAULT_APP_PROFILE: AppProfile = 'reference';
 export function isAppProfile(name: unknown): name is AppProfile {
   return typeof name === 'string' && (APP_PROFILES as readonly string[]).includes(name);
 }
-
-/** One line per profile, for `--help` and docs. */
-export const APP_PROFILE_SUMMARY: Readonly<Record<AppProfile, string>> = {
-  reference: 'one ungrouped post per item, id = link.hashCode(), key table, WorkManager (default)',
-  grouped: 'a group summary on the items’ channel and an ongoing "syncing" post per run (Capy Reader, Readrops)',
-  'row-id': 'notification id = the item’s row id, a notified flag column (Feeder)',
-  subscription: 'the feed URL is a row of a feeds table added by a VIEW intent, lost on pm clear (Feeder, Capy Reader)',
-  watermark: 'a high-water mark in SharedPreferences instead of a key table (Tusky, Pachli)',
-  jobscheduler: 'a JobService with JobInfo.Builder.setPeriodic, no WorkManager (Feeder)',
-};
