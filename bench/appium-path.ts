@@ -113,6 +113,8 @@ interface CliRun {
   readonly code: number;
   readonly verdict: string;
   readonly scenarios: number;
+  /** Forced runs of the suite (history `run-started` events). */
+  readonly forcedRuns: number;
   /** Services the device opened during the CLI run. */
   readonly opened: readonly string[];
 }
@@ -223,14 +225,16 @@ async function startDevice(latencyMs: number): Promise<{ dev: DeviceProcess; adb
   }
 }
 
-/** report.json of a run, or why there is none. */
-async function readVerdict(out: string, stderr: string): Promise<{ verdict: string; scenarios: number }> {
+/** report.json of a run, or why there is none, and the forced runs its history holds. */
+async function readVerdict(out: string, stderr: string): Promise<{ verdict: string; scenarios: number; forcedRuns: number }> {
   const report = await readFile(join(out, 'report.json'), 'utf8').then(
     (text) => JSON.parse(text) as RunReport,
     () => undefined,
   );
-  if (report === undefined) return { verdict: `none (${stderr.trim().split('\n').at(-1) ?? ''})`, scenarios: 0 };
-  return { verdict: report.verdict, scenarios: report.scenarios.length };
+  const history = await readFile(join(out, 'history.jsonl'), 'utf8').catch(() => '');
+  const forcedRuns = history.split('\n').filter((line) => line.includes('"type":"run-started"')).length;
+  if (report === undefined) return { verdict: `none (${stderr.trim().split('\n').at(-1) ?? ''})`, scenarios: 0, forcedRuns };
+  return { verdict: report.verdict, scenarios: report.scenarios.length, forcedRuns };
 }
 
 /** A run that could not decide (exit 2) measured nothing worth keeping: the benchmark fails. */
@@ -430,6 +434,23 @@ function parseTraffic(stderr: string): Traffic | undefined {
   return { shell: Number(shell), pullFile: Number(pullFile), pushFile: Number(pushFile), logcatStreams: Number(logcatStreams), reverseRules: Number(reverseRules) };
 }
 
+/** The project's goal: the suite in at most this many WebDriver calls on the Appium path (as many as its adb round trips). */
+const GOAL_WEBDRIVER_CALLS = 120;
+
+/** `figure(run) / forced runs` per run, as a median (and its range). */
+function perForcedRun(runs: readonly CliRun[], figure: (r: AppiumRun) => number): string {
+  const xs = (runs as readonly AppiumRun[]).filter((r) => r.forcedRuns > 0).map((r) => figure(r) / r.forcedRuns);
+  if (xs.length === 0) return '–';
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return lo === hi ? lo.toFixed(1) : `${median(xs).toFixed(1)} (${lo.toFixed(1)}–${hi.toFixed(1)})`;
+}
+
+function goalLine(results: readonly AtLatency[]): string {
+  const most = Math.max(...results.flatMap((at) => at.appium.map((r) => r.log.requests)));
+  return Number.isFinite(most) ? `${most <= GOAL_WEBDRIVER_CALLS ? 'met' : 'not met'}: at most ${most} per suite here` : 'not measured';
+}
+
 function render(results: readonly AtLatency[], installed: Installed, rounds: number, load: string): BenchSection {
   const med = (xs: readonly number[]): number => (xs.length === 0 ? NaN : median(xs));
   const quantileOr = (xs: readonly number[], q: number): number => (xs.length === 0 ? NaN : quantile(xs, q));
@@ -457,6 +478,7 @@ function render(results: readonly AtLatency[], installed: Installed, rounds: num
       formatRatio(aWall / dWall),
       `${verdicts(at.appium)} / ${verdicts(at.adb)}`,
       counts(at.appium.map((r) => r.log.requests)),
+      perForcedRun(at.appium, (r) => r.log.requests),
       counts(at.appium.map((r) => r.log.mobileShell)),
       counts(at.appium.map((r) => r.opened.length)),
       counts(at.adb.map((r) => r.opened.length)),
@@ -524,14 +546,17 @@ function render(results: readonly AtLatency[], installed: Installed, rounds: num
         '× 0 ms',
         'Appium ÷ adb',
         'verdicts (Appium / adb)',
-        'WebDriver requests',
+        'WebDriver requests (suite)',
+        'WebDriver requests per forced run',
         '`mobile: shell` calls',
         'adb services opened (Appium)',
         'adb services opened (adb)',
       ],
       main,
-      ['r', 'r', 'r', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r'],
+      ['r', 'r', 'r', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'r'],
     ),
+    '',
+    `Goal: the suite in at most ${GOAL_WEBDRIVER_CALLS} WebDriver requests (as many as its adb round trips may be); ${goalLine(results)}. "Per forced run": the suite's requests divided by its forced runs (history \`run-started\` events), the session's set-up included.`,
     '',
     'Where the Appium run\'s time goes (medians over the runs; shares of the median wall time). "Before the first request": the CLI\'s start, its checks, the adb companion. "Session set-up": the server time of `POST /session` (the driver\'s adb commands, the APK installs, starting the UiAutomator2 server on the device). "`mobile: shell` busy": time at least one `mobile: shell` was in the server, queueing included; each runs one `adb shell` client process on the Appium host. "No request in the server": the CLI\'s own work and waits between requests (the logcat stream, the app\'s runs, the fixture server).',
     '',

@@ -310,7 +310,11 @@ describe('android model: each bug switch changes exactly its property (correct a
   it('new-key-per-attempt: the re-sent receipt carries a new Idempotency-Key (two effects)', async () => {
     const { good, bad } = await compare('new-key-per-attempt', async (s) => {
       await s.serve([fresh(1)]);
-      s.fault('/receipts', { dropAfterProcessing: true, times: 1 });
+      // Two drops: the first POST goes out on the connection the feed's GET left in the pool, and
+      // OkHttp re-sends a request that failed on a pooled connection once, silently, with the same
+      // headers (http-client.ts); only the second drop fails the attempt, so the worker's next
+      // attempt is the re-sent receipt, with its own key under the bug.
+      s.fault('/receipts', { dropAfterProcessing: true, times: 2 });
       await s.launch();
       const keys = s.fixture
         .journal()
@@ -318,8 +322,8 @@ describe('android model: each bug switch changes exactly its property (correct a
         .map((e) => e.headers['idempotency-key']);
       return { posts: keys.length, distinctKeys: new Set(keys).size, effects: s.fixture.effects().length };
     });
-    expect(good).to.deep.equal({ posts: 2, distinctKeys: 1, effects: 1 });
-    expect(bad).to.deep.equal({ posts: 2, distinctKeys: 2, effects: 2 });
+    expect(good).to.deep.equal({ posts: 3, distinctKeys: 1, effects: 1 });
+    expect(bad).to.deep.equal({ posts: 3, distinctKeys: 2, effects: 2 });
   });
 
   it('duplicate-schedule: every app start enqueues another periodic WorkSpec, none named feed-poll', async () => {

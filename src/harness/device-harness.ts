@@ -869,7 +869,13 @@ export class DeviceHarness implements Harness {
   }
 
   private async newStoredKeys(): Promise<string[]> {
-    const keys = await this.readKeys();
+    // WorkManager's state goes out with the keys (one invocation): the next forced run plans
+    // from it when nothing has changed the device since (currentWork), instead of reading it
+    // again in a round trip of its own.
+    const changes = this.changesSent();
+    const journal = this.ctx.server.journal().length;
+    const [keys, work, jobs] = await this.read([this.keysRead(), workSnapshotRead(this.device.serial, this.config), jobListRead(this.pkg)]);
+    this.lastWorkRead = { work, jobs, changes, journal };
     const before = this.storedKeys ?? new Set<string>();
     const fresh = [...keys].filter((k) => !before.has(k));
     this.storedKeys = keys;
