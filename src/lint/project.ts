@@ -10,6 +10,8 @@ import { findDeclarations, functionAt } from './declarations.js';
 import type { ClassRef, FunctionRef, ParsedFile, Project, SourceText } from './model.js';
 import type { RoomSchema } from './room-schema.js';
 import { parseRoomSchema } from './room-schema.js';
+import type { SqlDelightFile } from './sqldelight.js';
+import { isSqlDelightPath, parseSqlDelightFile, sqlDelightQueries, sqlDelightSchemas } from './sqldelight.js';
 import type { Range } from './syntax.js';
 import { callOpenParen, isCallAt, matchBrackets } from './syntax.js';
 import type { Token } from './tokenizer.js';
@@ -29,8 +31,14 @@ export function parseSourceFile(path: string, text: string): ParsedFile | undefi
 export function buildProject(sources: readonly SourceText[]): { project: Project; scanned: number } {
   const files: ParsedFile[] = [];
   const schemas: RoomSchema[] = [];
+  const sqlFiles: SqlDelightFile[] = [];
   let scanned = 0;
   for (const s of sources) {
+    if (isSqlDelightPath(s.path)) {
+      sqlFiles.push(parseSqlDelightFile(s.path, s.text));
+      scanned++;
+      continue;
+    }
     if (/\.json$/i.test(s.path)) {
       const schema = parseRoomSchema(s.path, s.text);
       if (schema) {
@@ -62,7 +70,8 @@ export function buildProject(sources: readonly SourceText[]): { project: Project
     }
     values.push(...collectValueDecls(file));
   }
-  return { project: { files, schemas, functionsByName, classesByName, values, resolver: new ConstantResolver(values) }, scanned };
+  schemas.push(...sqlDelightSchemas(sqlFiles));
+  return { project: { files, schemas, sqlFiles, sqlQueries: sqlDelightQueries(sqlFiles), functionsByName, classesByName, values, resolver: new ConstantResolver(values) }, scanned };
 }
 
 // ---------------------------------------------------------------------------------------------
