@@ -254,6 +254,24 @@ export function nowExpressionEnd(file: ParsedFile, i: number): number {
   }
 }
 
+const localsCache = new WeakMap<Project, Map<FunctionDecl, ValueDecl[]>>();
+
+/** The value declarations local to `fn` (its `val`s, `var`s and Java locals), in source order; one pass over the project builds the index. */
+export function localsOf(project: Project, fn: FunctionDecl): readonly ValueDecl[] {
+  let index = localsCache.get(project);
+  if (!index) {
+    index = new Map();
+    for (const d of project.values) {
+      if (d.fn === undefined) continue;
+      const list = index.get(d.fn);
+      if (list) list.push(d);
+      else index.set(d.fn, [d]);
+    }
+    localsCache.set(project, index);
+  }
+  return index.get(fn) ?? [];
+}
+
 /** Names of locals in `fn` initialised from a current-time expression (`val now = System.currentTimeMillis()`). */
 const aliasCache = new WeakMap<FunctionDecl, Set<string>>();
 
@@ -263,8 +281,8 @@ export function nowAliases(project: Project, file: ParsedFile, fn: FunctionDecl 
   const cached = aliasCache.get(fn);
   if (cached) return cached;
   aliasCache.set(fn, names);
-  for (const d of project.values) {
-    if (d.file !== file || d.fn !== fn) continue;
+  for (const d of localsOf(project, fn)) {
+    if (d.file !== file) continue;
     for (let k = d.init.start; k <= d.init.end; k++) {
       if (nowExpressionEnd(file, k) >= 0) {
         names.add(d.name);
