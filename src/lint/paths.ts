@@ -8,12 +8,13 @@
  * outside the scan, a library module) is judged on its own lines.
  */
 import type { ClassDecl } from './declarations.js';
+import { ClassKeyword, functionAt } from './declarations.js';
 import type { ClassRef, FunctionRef, Project } from './model.js';
 import { extendsAny, isNotifyCall, isWorkerPathClass } from './project.js';
 import { resolverOf } from './resolve.js';
 import { isKeyword, splitStatements, tokenizeSql, whereColumns } from './sql.js';
 import type { Token } from './tokenizer.js';
-import { isIdent, isOp } from './tokenizer.js';
+import { TokenKind, isIdent, isOp } from './tokenizer.js';
 
 export const Reach = {
   /** Reached from a worker that posts notifications or writes dedup state. */
@@ -105,7 +106,11 @@ export function contextOf(project: Project, ref: FunctionRef): PathContext {
       elsewhere = true;
       continue;
     }
-    for (const c of resolver.callers(r.fn)) if (!seen.has(c.fn)) queue.push(c);
+    const callers = resolver.callers(r.fn);
+    for (const c of callers) if (!seen.has(c.fn)) queue.push(c);
+    // a callback nothing scanned calls runs where its object is handed to the library: follow the
+    // functions that create it (Infinity for Reddit's EmotePlugin, a Markwon plugin made by an Activity)
+    if (callers.length === 0) for (const c of creatorsOfCallback(project, r)) if (!seen.has(c.fn)) queue.push(c);
   }
   const posting = workers.filter((w) => workerHasSink(project, w));
   const possible = posting.length > 0 ? [] : workers.map((w) => ({ w, call: possibleNotifyOf(project, w) })).filter((x) => x.call !== undefined);
@@ -116,6 +121,49 @@ export function contextOf(project: Project, ref: FunctionRef): PathContext {
       : workers.length > 0 || elsewhere ? { reach: Reach.Elsewhere, workers: [] } : { reach: Reach.Unreached, workers: [] };
   cache.set(ref.fn, ctx);
   return ctx;
+}
+
+const creationCache = new WeakMap<Project, Map<string, FunctionRef[]>>();
+
+/** Per project class name: the functions that construct it (`new C(…)`, Kotlin `C(…)`). */
+function creationSites(project: Project): Map<string, FunctionRef[]> {
+  let m = creationCache.get(project);
+  if (m) return m;
+  m = new Map();
+  for (const file of project.files) {
+    const toks = file.tokens;
+    for (let i = 0; i < toks.length; i++) {
+      const t = toks[i] as Token;
+      if (t.kind !== TokenKind.Identifier || !/^[A-Z]/.test(t.value) || !isOp(toks[i + 1], '(') || !project.classesByName.has(t.value)) continue;
+      if (file.language === 'java' ? !isIdent(toks[i - 1], 'new') : isOp(toks[i - 1], '.') || isIdent(toks[i - 1], 'fun')) continue;
+      const fn = functionAt(file.decls, i);
+      if (!fn) continue;
+      const list = m.get(t.value) ?? [];
+      if (!list.some((x) => x.fn === fn)) list.push({ file, fn });
+      m.set(t.value, list);
+    }
+  }
+  creationCache.set(project, m);
+  return m;
+}
+
+/**
+ * Where a callback that nothing scanned calls comes from: an `override` (`@Override`) in a class
+ * whose supertypes the sources do not all declare is called by the library it was handed to, so it
+ * runs where it was made — the functions that construct its class, or, in an anonymous class, the
+ * function around it.
+ */
+function creatorsOfCallback(project: Project, r: FunctionRef): FunctionRef[] {
+  const cls = r.fn.owner;
+  if (!cls) return [];
+  const isOverride = r.fn.annotations.some((a) => a.name === 'Override') ||
+    [1, 2, 3, 4, 5].some((d) => isIdent(r.file.tokens[r.fn.nameIndex - d], 'override'));
+  if (!isOverride || cls.supertypes.every((s) => project.classesByName.has(s))) return [];
+  if (cls.keyword === ClassKeyword.Anonymous) {
+    const fn = functionAt(r.file.decls, cls.index);
+    return fn ? [{ file: r.file, fn }] : [];
+  }
+  return cls.name === '' ? [] : (creationSites(project).get(cls.name) ?? []);
 }
 
 /** The functions of a worker class (its own and those of its nested and anonymous classes). */

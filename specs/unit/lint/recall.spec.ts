@@ -176,3 +176,25 @@ describe('lint: an unresolved call on a worker\'s path may notify', () => {
     expect((await lintPaths(['fixtures/lint/dedup-on-title/good-unresolved-logger'])).findings).to.deep.equal([]);
   });
 });
+
+describe('lint: code a library calls back runs where its object was made', () => {
+  it('counts a Markwon plugin\'s callback, made by an Activity, as screen code (Infinity for Reddit)', async () => {
+    expect((await lintPaths(['fixtures/lint/dedup-on-title/good-library-callback'])).findings).to.deep.equal([]);
+  });
+
+  it('follows a SAX handler made on a worker\'s path onto that path', () => {
+    const handler = {
+      path: 'FeedHandler.kt',
+      text: 'class FeedHandler : DefaultHandler() {\n  val items = mutableListOf<Item>()\n  override fun endElement(uri: String, localName: String, qName: String) {\n' +
+        '    val date = try { fmt.parse(text) } catch (e: ParseException) { Date() }\n    items.add(Item(link, date))\n  }\n}\n',
+    };
+    const worker = {
+      path: 'PollWorker.kt',
+      text: 'class PollWorker(c: Context, p: WorkerParameters) : CoroutineWorker(c, p) {\n  override suspend fun doWork(): Result {\n' +
+        '    val h = FeedHandler()\n    parser.parse(stream, h)\n    for (i in h.items) nm.notify(i.link.hashCode(), build(i))\n    return Result.success()\n  }\n}\n',
+    };
+    const r = lintSources([handler, worker]);
+    expect(r.findings.map((f) => `${f.file}:${f.line} ${f.rule}`)).to.deep.equal(['FeedHandler.kt:4 date-defaults-to-now']);
+    expect(r.findings[0]?.message).to.include('PollWorker');
+  });
+});
