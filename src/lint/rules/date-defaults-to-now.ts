@@ -304,11 +304,45 @@ function ternaryCondition(file: ParsedFile, q: number): Range {
   return { start: i + 1, end: q - 1 };
 }
 
+const nullTestCache = new WeakMap<FunctionDecl, number[]>();
+
+/**
+ * The `if`s and Java `?`s of a function whose condition reads a date parse or a local that holds
+ * one (declared anywhere in the function), in source order: the only places viaNullCheck can
+ * answer yes, found once per function instead of once per read of the current time.
+ */
+function nullTestSites(project: Project, file: ParsedFile, fn: FunctionDecl): number[] {
+  const hit = nullTestCache.get(fn);
+  if (hit) return hit;
+  const out: number[] = [];
+  const body = fn.body as Range;
+  const names = new Set(localsOf(project, fn).filter((d) => d.file === file && parsesDateDecl(project, d)).map((d) => d.name));
+  const readsParse = (cond: Range): boolean => {
+    for (let c = cond.start; c <= cond.end; c++) {
+      if (isDateParseCall(file, c)) return true;
+      const t = file.tokens[c] as Token;
+      if (t.kind === TokenKind.Identifier && names.has(t.value) && !isOp(file.tokens[c - 1], '.')) return true;
+    }
+    return false;
+  };
+  for (let i = body.start; i <= body.end; i++) {
+    if (isIdent(file.tokens[i], 'if')) {
+      const p = parseIf(file, i);
+      if (p && readsParse(p.condition)) out.push(i);
+    } else if (file.language === 'java' && isOp(file.tokens[i], '?') && readsParse(ternaryCondition(file, i))) {
+      out.push(i);
+    }
+  }
+  nullTestCache.set(fn, out);
+  return out;
+}
+
 function viaNullCheck(project: Project, file: ParsedFile, k: number, end: number): boolean {
   const fn = functionAt(file.decls, k);
   if (!fn?.body) return false;
   const parsed = parsedLocals(project, file, k);
-  for (let i = fn.body.start; i < k; i++) {
+  for (const i of nullTestSites(project, file, fn)) {
+    if (i >= k) break;
     if (isIdent(file.tokens[i], 'if')) {
       const p = parseIf(file, i);
       if (!p) continue;
