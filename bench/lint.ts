@@ -2,9 +2,9 @@
  * Benchmark 8: `dedup-verify lint` time and peak memory on real apps. The sources are not
  * fetched at run time: they are read from LINT_BENCH_APPS (default `$TMPDIR/lint-bench`), one
  * directory per app at the commit the figures and the docs/lint.md findings were taken from.
- * AntennaPod (the largest: 550 files) is required and the section fails, saying how to get it,
- * when it is missing; Feeder and Tusky are measured when present and reported as missing
- * otherwise. The budget is 5 s for the largest app.
+ * AntennaPod is required and the section fails, saying how to get it, when it is missing;
+ * Feeder, Tusky, Infinity for Reddit and Mihon (the largest: 945 files) are measured when present
+ * and reported as missing otherwise. The budget is 5 s for every app.
  *
  * Each measurement is a fresh process (`node --import tsx bench/lint.ts --measure DIR`) that
  * times `lintPaths(DIR)` (the file walk, reading, parsing, resolution and every rule) and
@@ -26,6 +26,9 @@ export const LINT_BENCH_APPS = [
   { dir: 'AntennaPod', repo: 'AntennaPod/AntennaPod', commit: 'b7ee12ccfc026b7fe6ca7206a925a05a23e15cca', required: true },
   { dir: 'Tusky', repo: 'tuskyapp/Tusky', commit: '43ae0bb4556392393a3d759ce42a93f3a003e83a', required: false },
   { dir: 'Feeder', repo: 'spacecowboy/Feeder', commit: '091ca126272dfd6de4535bf508e4c73adec6e274', required: false },
+  // the two largest apps lint was tried on: 714 and 945 files
+  { dir: 'Infinity', repo: 'Docile-Alligator/Infinity-For-Reddit', commit: 'af7ccefc29977a50cb136dfcd3403b40a9653f37', required: false },
+  { dir: 'Mihon', repo: 'mihonapp/mihon', commit: 'a2c24ff0429ad2502b612c9ab1f2b09966629f73', required: false },
 ] as const;
 
 export function appsRoot(): string {
@@ -42,7 +45,7 @@ export function fetchCommands(root: string): string {
 export const lint: Benchmark = {
   name: 'lint',
   title: '`lint` on real apps: time and peak memory',
-  summary: 'lintPaths on AntennaPod (required), Tusky and Feeder sources under LINT_BENCH_APPS, each run in a fresh process',
+  summary: 'lintPaths on AntennaPod (required), Tusky, Feeder, Infinity for Reddit and Mihon sources under LINT_BENCH_APPS, each run in a fresh process',
   run: runLintBench,
 };
 
@@ -88,13 +91,14 @@ async function runLintBench(options: BenchOptions): Promise<BenchSection> {
     if (!largest || first.files > largest.files) largest = { app: app.dir, median: t.median, rss, files: first.files };
   }
   if (!largest) throw new Error('lint benchmark: nothing measured');
-  const within = largest.median / 1000 <= BUDGET_S;
+  const over = rows.filter((r) => Number(r[3]) > BUDGET_S).map((r) => r[0] as string);
+  const within = over.length === 0;
   const body = [
     `\`lintPaths\` on each app's whole source tree (the CLI's walk: test source sets and build output skipped), ${reps} runs each, every run in a fresh process; the time covers reading, tokenizing, declarations, call resolution and every rule. Sources from \`${root}\` (LINT_BENCH_APPS).`,
     '',
     table(['app', 'commit', 'files', 'median (s)', 'min–max (s)', 'peak RSS (MB)', 'findings', 'notes'], rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']),
     '',
-    `Budget: ${BUDGET_S} s for the largest app; ${largest.app} took ${(largest.median / 1000).toFixed(2)} s (median)${within ? '' : ' — OVER BUDGET'}.`,
+    `Budget: ${BUDGET_S} s for every app; the largest, ${largest.app}, took ${(largest.median / 1000).toFixed(2)} s (median)${within ? '' : ` — OVER BUDGET: ${over.join(', ')}`}.`,
     ...(missing.length > 0 ? ['', `Not measured (no sources under ${root}): ${missing.join(', ')}.`] : []),
     '',
     `Direct command for one run: \`node --import tsx bench/lint.ts --measure ${join(root, 'AntennaPod')}\`. To get the sources:`,
@@ -108,7 +112,7 @@ async function runLintBench(options: BenchOptions): Promise<BenchSection> {
     title: lint.title,
     command: benchCommand(lint.name),
     body,
-    headline: `${largest.app} (${largest.files} files): ${(largest.median / 1000).toFixed(2)} s median, peak RSS ${largest.rss} MB (budget ${BUDGET_S} s${within ? '' : ', OVER'})`,
+    headline: `${largest.app} (${largest.files} files): ${(largest.median / 1000).toFixed(2)} s median, peak RSS ${largest.rss} MB (budget ${BUDGET_S} s${within ? '' : `, OVER: ${over.join(', ')}`})`,
   };
 }
 

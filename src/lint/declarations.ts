@@ -619,15 +619,34 @@ export function classAt(decls: Declarations, i: number): ClassDecl | undefined {
   return innermostClassAt(decls.classes, i);
 }
 
+const functionIndexCache = new WeakMap<Declarations, Int32Array>();
+
+/**
+ * Per token, the index in `decls.functions` of the innermost function whose body holds it (-1:
+ * none), built once per file: bodies filled outermost first, so an inner body overwrites its
+ * enclosing one, and of two bodies starting at the same token the later declared wins.
+ */
+function functionIndex(decls: Declarations): Int32Array {
+  let index = functionIndexCache.get(decls);
+  if (index) return index;
+  let size = 0;
+  for (const f of decls.functions) if (f.body && f.body.end + 1 > size) size = f.body.end + 1;
+  index = new Int32Array(size).fill(-1);
+  const order = decls.functions.map((f, k) => k).filter((k) => decls.functions[k]?.body !== undefined);
+  order.sort((a, b) => ((decls.functions[a] as FunctionDecl).body as Range).start - ((decls.functions[b] as FunctionDecl).body as Range).start || a - b);
+  for (const k of order) {
+    const body = (decls.functions[k] as FunctionDecl).body as Range;
+    index.fill(k, body.start, body.end + 1);
+  }
+  functionIndexCache.set(decls, index);
+  return index;
+}
+
 /** The innermost function whose body contains token `i`. */
 export function functionAt(decls: Declarations, i: number): FunctionDecl | undefined {
-  let best: FunctionDecl | undefined;
-  for (const f of decls.functions) {
-    if (f.body && i >= f.body.start && i <= f.body.end) {
-      if (!best || (best.body && f.body.start >= best.body.start)) best = f;
-    }
-  }
-  return best;
+  const index = functionIndex(decls);
+  const k = i >= 0 && i < index.length ? (index[i] as number) : -1;
+  return k >= 0 ? decls.functions[k] : undefined;
 }
 
 /** The named class a member belongs to: a companion or anonymous object maps to its enclosing class. */

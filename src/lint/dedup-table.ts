@@ -6,6 +6,7 @@
  */
 import type { Project } from './model.js';
 import { isKeyColumnName } from './room-schema.js';
+import type { SqlToken } from './sql.js';
 import { fromTables, isExistenceQuery, isKeyword, splitStatements, tokenizeSql, whereColumns } from './sql.js';
 
 /** Key names strong enough on their own; a `url` column is a dedup key only with more evidence. */
@@ -18,33 +19,44 @@ export interface Lookups {
   readonly looked: Set<string>;
   /** Per table (lower case): the columns an existence query (`EXISTS`, `COUNT`, a `…Exists` function) matches on, and the function. */
   readonly existence: Map<string, { columns: string[]; fn: string }>;
+  /** Per `table.column` (lower case): the table's other columns the same lookup compares (`url` with `manga_id`). */
+  readonly together: Map<string, string[]>;
 }
 
 /** What the Room `@Query` functions in the sources look rows up by (`SELECT … FROM t WHERE col = :x`). */
 export function readLookups(project: Project): Lookups {
   const looked = new Set<string>();
   const existence = new Map<string, { columns: string[]; fn: string }>();
+  const together = new Map<string, string[]>();
+  const read = (fnName: string, stmt: readonly SqlToken[]): void => {
+    if (!isKeyword(stmt[0], 'SELECT')) return;
+    const tables = fromTables(stmt);
+    const cols = whereColumns(stmt);
+    for (const c of cols) {
+      for (const t of c.table !== undefined ? [c.table] : tables) {
+        const key = `${t}.${c.column}`.toLowerCase();
+        looked.add(key);
+        const others = cols.filter((o) => o !== c && (o.table ?? t) === t).map((o) => o.column);
+        if (others.length > 0 && !together.has(key)) together.set(key, others);
+      }
+    }
+    if (!isExistenceQuery(stmt) && !/Exists?$|^(is|was|has)\w*(Notified|Seen|Known)/i.test(fnName)) return;
+    const main = tables[0];
+    if (main === undefined) return;
+    const own = cols.filter((c) => c.table === undefined || c.table.toLowerCase() === main.toLowerCase()).map((c) => c.column);
+    if (own.length > 0 && !existence.has(main.toLowerCase())) existence.set(main.toLowerCase(), { columns: own, fn: fnName });
+  };
   for (const file of project.files) {
     for (const fn of file.decls.functions) {
       for (const ann of fn.annotations) {
         if (ann.name !== 'Query') continue;
-        for (const sql of ann.strings) {
-          for (const stmt of splitStatements(tokenizeSql(sql))) {
-            if (!isKeyword(stmt[0], 'SELECT')) continue;
-            const tables = fromTables(stmt);
-            const cols = whereColumns(stmt);
-            for (const c of cols) for (const t of c.table !== undefined ? [c.table] : tables) looked.add(`${t}.${c.column}`.toLowerCase());
-            if (!isExistenceQuery(stmt) && !/Exists?$|^(is|was|has)\w*(Notified|Seen|Known)/i.test(fn.name)) continue;
-            const main = tables[0];
-            if (main === undefined) continue;
-            const own = cols.filter((c) => c.table === undefined || c.table.toLowerCase() === main.toLowerCase()).map((c) => c.column);
-            if (own.length > 0 && !existence.has(main.toLowerCase())) existence.set(main.toLowerCase(), { columns: own, fn: fn.name });
-          }
-        }
+        for (const sql of ann.strings) for (const stmt of splitStatements(tokenizeSql(sql))) read(fn.name, stmt);
       }
     }
   }
-  return { looked, existence };
+  // SQLDelight: a labelled query is the function generated for it (`isSeen:` → `seenQueries.isSeen(link)`)
+  for (const q of project.sqlQueries) read(q.name, q.stmt);
+  return { looked, existence, together };
 }
 
 /** True when `table.column` is treated as a dedup key. */

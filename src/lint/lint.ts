@@ -9,6 +9,7 @@ import type { Finding, LintResult, Project, RuleOutput, SourceText, UnresolvedNo
 import { RuleId } from './model.js';
 import { buildProject } from './project.js';
 import { scheduleNotes } from './schedule.js';
+import { schemaNotes } from './schema-note.js';
 import { checkChannelOnlyInActivity } from './rules/channel-only-in-activity.js';
 import { checkDateDefaultsToNow } from './rules/date-defaults-to-now.js';
 import { checkDedupOnTitle } from './rules/dedup-on-title.js';
@@ -61,7 +62,7 @@ export function lintSources(sources: readonly SourceText[]): LintResult {
     seen.add(key);
     return true;
   });
-  return { findings: unique.sort(compareLocation), filesScanned: scanned, unresolved: unresolved.sort(compareLocation), notes: scheduleNotes(project) };
+  return { findings: unique.sort(compareLocation), filesScanned: scanned, unresolved: unresolved.sort(compareLocation), notes: [...scheduleNotes(project), ...schemaNotes(project)] };
 }
 
 /**
@@ -75,7 +76,7 @@ const SKIP_DIRS = new Set([
 ]);
 
 function isLintable(path: string): boolean {
-  return /\.(kt|kts|java)$/i.test(path) || /(^|[\\/])\d+\.json$/.test(path);
+  return /\.(kt|kts|java|sq|sqm)$/i.test(path) || /(^|[\\/])\d+\.json$/.test(path);
 }
 
 async function collect(path: string, out: string[]): Promise<void> {

@@ -4,6 +4,7 @@
 import type { ConstantResolver, ValueDecl } from './constants.js';
 import type { ClassDecl, Declarations, FunctionDecl } from './declarations.js';
 import type { RoomSchema } from './room-schema.js';
+import type { SqlDelightFile, SqlDelightQuery } from './sqldelight.js';
 import type { SourceUnit } from './syntax.js';
 import type { Comment } from './tokenizer.js';
 
@@ -84,7 +85,12 @@ export interface ClassRef {
 
 export interface Project {
   readonly files: readonly ParsedFile[];
+  /** Room schema JSON, and the SQLDelight tables in the same shape. */
   readonly schemas: readonly RoomSchema[];
+  /** SQLDelight `.sq` and `.sqm` files. */
+  readonly sqlFiles: readonly SqlDelightFile[];
+  /** The labelled queries of the `.sq` files. */
+  readonly sqlQueries: readonly SqlDelightQuery[];
   /** Every function in the project by simple name. */
   readonly functionsByName: ReadonlyMap<string, readonly FunctionRef[]>;
   /** Every named class, object and interface by simple name. */

@@ -8,12 +8,13 @@
  * outside the scan, a library module) is judged on its own lines.
  */
 import type { ClassDecl } from './declarations.js';
+import { ClassKeyword, functionAt } from './declarations.js';
 import type { ClassRef, FunctionRef, Project } from './model.js';
 import { extendsAny, isNotifyCall, isWorkerPathClass } from './project.js';
 import { resolverOf } from './resolve.js';
 import { isKeyword, splitStatements, tokenizeSql, whereColumns } from './sql.js';
 import type { Token } from './tokenizer.js';
-import { isIdent, isOp } from './tokenizer.js';
+import { TokenKind, isIdent, isOp } from './tokenizer.js';
 
 export const Reach = {
   /** Reached from a worker that posts notifications or writes dedup state. */
@@ -29,6 +30,11 @@ export interface PathContext {
   readonly reach: Reach;
   /** The workers (posting or writing dedup state) whose path includes the code. */
   readonly workers: readonly ClassRef[];
+  /**
+   * Set when those workers post or write nothing the sources show, and only a call the sources
+   * do not define may post (`Alerts.post(ctx, entry)`): that call, for a softer message.
+   */
+  readonly possibleNotify?: string;
 }
 
 /**
@@ -100,14 +106,64 @@ export function contextOf(project: Project, ref: FunctionRef): PathContext {
       elsewhere = true;
       continue;
     }
-    for (const c of resolver.callers(r.fn)) if (!seen.has(c.fn)) queue.push(c);
+    const callers = resolver.callers(r.fn);
+    for (const c of callers) if (!seen.has(c.fn)) queue.push(c);
+    // a callback nothing scanned calls runs where its object is handed to the library: follow the
+    // functions that create it (Infinity for Reddit's EmotePlugin, a Markwon plugin made by an Activity)
+    if (callers.length === 0) for (const c of creatorsOfCallback(project, r)) if (!seen.has(c.fn)) queue.push(c);
   }
   const posting = workers.filter((w) => workerHasSink(project, w));
+  const possible = posting.length > 0 ? [] : workers.map((w) => ({ w, call: possibleNotifyOf(project, w) })).filter((x) => x.call !== undefined);
   const ctx: PathContext = posting.length > 0
     ? { reach: Reach.Worker, workers: posting }
-    : workers.length > 0 || elsewhere ? { reach: Reach.Elsewhere, workers: [] } : { reach: Reach.Unreached, workers: [] };
+    : possible.length > 0
+      ? { reach: Reach.Worker, workers: possible.map((x) => x.w), possibleNotify: possible[0]?.call as string }
+      : workers.length > 0 || elsewhere ? { reach: Reach.Elsewhere, workers: [] } : { reach: Reach.Unreached, workers: [] };
   cache.set(ref.fn, ctx);
   return ctx;
+}
+
+const creationCache = new WeakMap<Project, Map<string, FunctionRef[]>>();
+
+/** Per project class name: the functions that construct it (`new C(…)`, Kotlin `C(…)`). */
+function creationSites(project: Project): Map<string, FunctionRef[]> {
+  let m = creationCache.get(project);
+  if (m) return m;
+  m = new Map();
+  for (const file of project.files) {
+    const toks = file.tokens;
+    for (let i = 0; i < toks.length; i++) {
+      const t = toks[i] as Token;
+      if (t.kind !== TokenKind.Identifier || !/^[A-Z]/.test(t.value) || !isOp(toks[i + 1], '(') || !project.classesByName.has(t.value)) continue;
+      if (file.language === 'java' ? !isIdent(toks[i - 1], 'new') : isOp(toks[i - 1], '.') || isIdent(toks[i - 1], 'fun')) continue;
+      const fn = functionAt(file.decls, i);
+      if (!fn) continue;
+      const list = m.get(t.value) ?? [];
+      if (!list.some((x) => x.fn === fn)) list.push({ file, fn });
+      m.set(t.value, list);
+    }
+  }
+  creationCache.set(project, m);
+  return m;
+}
+
+/**
+ * Where a callback that nothing scanned calls comes from: an `override` (`@Override`) in a class
+ * whose supertypes the sources do not all declare is called by the library it was handed to, so it
+ * runs where it was made — the functions that construct its class, or, in an anonymous class, the
+ * function around it.
+ */
+function creatorsOfCallback(project: Project, r: FunctionRef): FunctionRef[] {
+  const cls = r.fn.owner;
+  if (!cls) return [];
+  const isOverride = r.fn.annotations.some((a) => a.name === 'Override') ||
+    [1, 2, 3, 4, 5].some((d) => isIdent(r.file.tokens[r.fn.nameIndex - d], 'override'));
+  if (!isOverride || cls.supertypes.every((s) => project.classesByName.has(s))) return [];
+  if (cls.keyword === ClassKeyword.Anonymous) {
+    const fn = functionAt(r.file.decls, cls.index);
+    return fn ? [{ file: r.file, fn }] : [];
+  }
+  return cls.name === '' ? [] : (creationSites(project).get(cls.name) ?? []);
 }
 
 /** The functions of a worker class (its own and those of its nested and anonymous classes). */
@@ -148,6 +204,62 @@ export function workerHasSink(project: Project, w: ClassRef): boolean {
   return v;
 }
 
+/** Names of calls that may post what they are given: `Alerts.post(ctx, entry)`, `Notify.show(…)`, `notifier.send(…)`. */
+const POSTING_NAME = /^(post|show|notify|display|send|alert|publish|push)[A-Z]?\w*$/;
+/** Packages whose calls are known not to post a notification on a worker's behalf (logging, collections, coroutines, the JDK). */
+const NOT_A_NOTIFIER = /^(java|javax|kotlin|kotlinx|android\.util|timber|okhttp3|retrofit2|androidx\.work)\./;
+
+const possibleCache = new WeakMap<ClassDecl, string | null>();
+
+/**
+ * A call on the worker's path that the sources do not define and that may post: a posting name
+ * (`post`, `show`, `notify`, `send`, …) on a receiver the sources do not declare (an object or
+ * class of a module that was not scanned, a generated class) and that no import places in the
+ * JDK, Kotlin or a logging library. Before calls were resolved by type, any `show()` counted;
+ * now an unresolved one counts only as a possible notify, and the messages say so.
+ * Returns `Receiver.name() (file:line)`, or undefined.
+ */
+export function possibleNotifyOf(project: Project, w: ClassRef): string | undefined {
+  const resolver = resolverOf(project);
+  return firstOnWorkerPath(project, w, possibleCache, (r) => {
+    const body = r.fn.body;
+    if (!body) return undefined;
+    for (let k = body.start; k <= body.end; k++) {
+      const t = r.file.tokens[k] as Token;
+      if (!isIdent(t, POSTING_NAME) || !isOp(r.file.tokens[k + 1], '(') || !isOp(r.file.tokens[k - 1], '.')) continue;
+      const recv = r.file.tokens[k - 2];
+      if (!isIdent(recv) || isOp(r.file.tokens[k - 3], '.')) continue;
+      const recvName = (recv as Token).value;
+      // an object (`Alerts.post(…)`), or a field or parameter of a type the sources do not declare
+      // (`notifier.show(…)` with `Notifier` in a module that was not scanned)
+      const typeName = /^[A-Z]/.test(recvName) ? recvName : resolver.typeOfName(r.file, recvName, k - 2)?.type.name;
+      if (typeName === undefined || !isNotDeclared(project, r.file, typeName)) continue;
+      if (resolver.resolveCall(r.file, k).length > 0) continue;
+      return `${recvName}.${t.value}() (${r.file.path}:${t.line})`;
+    }
+    return undefined;
+  });
+}
+
+/** The first answer `find` gives for a function on the worker's path (cached per worker class). */
+function firstOnWorkerPath(project: Project, w: ClassRef, cache: WeakMap<ClassDecl, string | null>, find: (r: FunctionRef) => string | undefined): string | undefined {
+  const c = cache.get(w.cls);
+  if (c !== undefined) return c ?? undefined;
+  let found: string | undefined;
+  for (const r of resolverOf(project).reachable(workerFunctions(w)).values()) {
+    found = find(r);
+    if (found !== undefined) break;
+  }
+  cache.set(w.cls, found ?? null);
+  return found;
+}
+
+function isNotDeclared(project: Project, file: FunctionRef['file'], name: string): boolean {
+  if (project.classesByName.has(name)) return false;
+  const imp = file.decls.imports.find((i) => i.endsWith(`.${name}`));
+  return imp === undefined || !NOT_A_NOTIFIER.test(imp);
+}
+
 /** Column names that identify an item across fetches. */
 export const STABLE_KEY_COLUMN = /^(guid|link|url|uri|item_?url|item_?link|identifier|item_?identifier|notification_?key|dedup_?key|item_?key|unique_?key|remote_?id|server_?id|status_?id|download_?url)$/i;
 
@@ -174,24 +286,10 @@ const stableCache = new WeakMap<ClassDecl, string | null>();
  * `guid`"), or undefined when none.
  */
 export function stableLookup(project: Project, w: ClassRef): string | undefined {
-  const c = stableCache.get(w.cls);
-  if (c !== undefined) return c ?? undefined;
-  const resolver = resolverOf(project);
-  let found: string | undefined;
-  for (const r of resolver.reachable(workerFunctions(w)).values()) {
+  return firstOnWorkerPath(project, w, stableCache, (r) => {
     const col = queryColumns(r).find((x) => STABLE_KEY_COLUMN.test(x));
-    if (col) {
-      found = `\`${r.fn.name}()\` by \`${col}\``;
-      break;
-    }
-    const known = idsCheckedAgainstQuery(project, r);
-    if (known) {
-      found = known;
-      break;
-    }
-  }
-  stableCache.set(w.cls, found ?? null);
-  return found;
+    return col ? `\`${r.fn.name}()\` by \`${col}\`` : idsCheckedAgainstQuery(project, r);
+  });
 }
 
 const ITEM_ID = /^(id|guid|link|url|uri|remoteId|itemId|entryId|key|getId|getGuid|getLink|getUrl)$/;

@@ -10,6 +10,8 @@ import { findDeclarations, functionAt } from './declarations.js';
 import type { ClassRef, FunctionRef, ParsedFile, Project, SourceText } from './model.js';
 import type { RoomSchema } from './room-schema.js';
 import { parseRoomSchema } from './room-schema.js';
+import type { SqlDelightFile } from './sqldelight.js';
+import { isSqlDelightPath, parseSqlDelightFile, sqlDelightQueries, sqlDelightSchemas } from './sqldelight.js';
 import type { Range } from './syntax.js';
 import { callOpenParen, isCallAt, matchBrackets } from './syntax.js';
 import type { Token } from './tokenizer.js';
@@ -29,8 +31,14 @@ export function parseSourceFile(path: string, text: string): ParsedFile | undefi
 export function buildProject(sources: readonly SourceText[]): { project: Project; scanned: number } {
   const files: ParsedFile[] = [];
   const schemas: RoomSchema[] = [];
+  const sqlFiles: SqlDelightFile[] = [];
   let scanned = 0;
   for (const s of sources) {
+    if (isSqlDelightPath(s.path)) {
+      sqlFiles.push(parseSqlDelightFile(s.path, s.text));
+      scanned++;
+      continue;
+    }
     if (/\.json$/i.test(s.path)) {
       const schema = parseRoomSchema(s.path, s.text);
       if (schema) {
@@ -62,7 +70,8 @@ export function buildProject(sources: readonly SourceText[]): { project: Project
     }
     values.push(...collectValueDecls(file));
   }
-  return { project: { files, schemas, functionsByName, classesByName, values, resolver: new ConstantResolver(values) }, scanned };
+  schemas.push(...sqlDelightSchemas(sqlFiles));
+  return { project: { files, schemas, sqlFiles, sqlQueries: sqlDelightQueries(sqlFiles), functionsByName, classesByName, values, resolver: new ConstantResolver(values) }, scanned };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,6 +254,24 @@ export function nowExpressionEnd(file: ParsedFile, i: number): number {
   }
 }
 
+const localsCache = new WeakMap<Project, Map<FunctionDecl, ValueDecl[]>>();
+
+/** The value declarations local to `fn` (its `val`s, `var`s and Java locals), in source order; one pass over the project builds the index. */
+export function localsOf(project: Project, fn: FunctionDecl): readonly ValueDecl[] {
+  let index = localsCache.get(project);
+  if (!index) {
+    index = new Map();
+    for (const d of project.values) {
+      if (d.fn === undefined) continue;
+      const list = index.get(d.fn);
+      if (list) list.push(d);
+      else index.set(d.fn, [d]);
+    }
+    localsCache.set(project, index);
+  }
+  return index.get(fn) ?? [];
+}
+
 /** Names of locals in `fn` initialised from a current-time expression (`val now = System.currentTimeMillis()`). */
 const aliasCache = new WeakMap<FunctionDecl, Set<string>>();
 
@@ -254,8 +281,8 @@ export function nowAliases(project: Project, file: ParsedFile, fn: FunctionDecl 
   const cached = aliasCache.get(fn);
   if (cached) return cached;
   aliasCache.set(fn, names);
-  for (const d of project.values) {
-    if (d.file !== file || d.fn !== fn) continue;
+  for (const d of localsOf(project, fn)) {
+    if (d.file !== file) continue;
     for (let k = d.init.start; k <= d.init.end; k++) {
       if (nowExpressionEnd(file, k) >= 0) {
         names.add(d.name);

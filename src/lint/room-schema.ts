@@ -161,6 +161,8 @@ export interface RoomSchema {
   readonly dir: string;
   readonly version: number;
   readonly entities: readonly SchemaEntity[];
+  /** Read from SQLDelight `.sq`/`.sqm` files (sqldelight.ts), not from Room's schema JSON. */
+  readonly sqldelight?: boolean;
 }
 
 function get(node: JsonNode | undefined, key: string): JsonNode | undefined {

@@ -15,7 +15,7 @@ import { functionAt } from './declarations.js';
 import type { PeriodicSite } from './periodic-work.js';
 import { findPeriodicSites } from './periodic-work.js';
 import { resolverOf } from './resolve.js';
-import { workerClasses } from './project.js';
+import { isJobClass, workerClasses } from './project.js';
 import { chainStart, isCallAt } from './syntax.js';
 import type { Token } from './tokenizer.js';
 import { TokenKind, isIdent, isOp } from './tokenizer.js';
@@ -82,9 +82,14 @@ export function scheduleNotes(project: Project): LintNote[] {
     ? `found instead: ${found.slice(0, 5).map((f) => `${f.what} (${f.file}:${f.line})`).join(', ')}${found.length > 5 ? ` and ${found.length - 5} more` : ''}`
     : 'and no JobScheduler setPeriodic, addPeriodicSync or AlarmManager schedule either';
   const notRun = `${RuleId.WindowVsInterval} and ${RuleId.PeriodicWithoutUniqueName} did not run (they read a WorkManager schedule)`;
-  const path = workers.length === 0
-    ? `; with no WorkManager worker, ${RuleId.NewestFirst}, ${RuleId.DedupOnTitle}, ${RuleId.DateDefaultsToNow}, ${RuleId.ChannelOnlyInActivity} and ${RuleId.NewKeyPerAttempt} had no worker path to follow and judged only code that nothing scanned calls`
-    : '';
+  // JobScheduler jobs and SyncAdapters are followed as worker paths (paths.ts): say which, so the note stays true
+  const jobs = project.files.flatMap((file) => file.decls.classes.filter((cls) => cls.name !== '' && isJobClass(project, cls)).map((cls) => `${cls.name} (${file.path}:${(file.tokens[cls.index] as Token).line})`));
+  const pathRules = `${RuleId.NewestFirst}, ${RuleId.DedupOnTitle}, ${RuleId.DateDefaultsToNow}, ${RuleId.ChannelOnlyInActivity} and ${RuleId.NewKeyPerAttempt}`;
+  const path = workers.length > 0
+    ? ''
+    : jobs.length > 0
+      ? `; with no WorkManager worker, ${pathRules} followed the path of the JobScheduler job or SyncAdapter instead: ${jobs.slice(0, 3).join(', ')}${jobs.length > 3 ? ` and ${jobs.length - 3} more` : ''}`
+      : `; with no WorkManager worker, JobScheduler job or SyncAdapter, ${pathRules} had no worker path to follow and judged only code that nothing scanned calls`;
   const first = found[0];
   return [{
     ...(first ? { file: first.file, line: first.line } : {}),

@@ -13,6 +13,8 @@ export interface SqlToken {
   readonly value: string;
   /** True for quoted identifiers: never a keyword. */
   readonly quoted: boolean;
+  /** Offset of the token's first character in the SQL text (for a file's line numbers). */
+  readonly offset: number;
 }
 
 export function tokenizeSql(sql: string): SqlToken[] {
@@ -47,7 +49,7 @@ export function tokenizeSql(sql: string): SqlToken[] {
         v += sql[j];
         j++;
       }
-      out.push({ kind: SqlKind.String, value: v, quoted: false });
+      out.push({ kind: SqlKind.String, value: v, quoted: false, offset: i });
       i = j + 1;
       continue;
     }
@@ -55,45 +57,45 @@ export function tokenizeSql(sql: string): SqlToken[] {
       const close = c === '[' ? ']' : c;
       const j = sql.indexOf(close, i + 1);
       const e = j < 0 ? n : j;
-      out.push({ kind: SqlKind.Word, value: sql.slice(i + 1, e), quoted: true });
+      out.push({ kind: SqlKind.Word, value: sql.slice(i + 1, e), quoted: true, offset: i });
       i = e + 1;
       continue;
     }
     if ((c === ':' || c === '@' || c === '$') && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
       let j = i + 1;
       while (j < n && /[A-Za-z0-9_]/.test(sql[j] as string)) j++;
-      out.push({ kind: SqlKind.Param, value: sql.slice(i, j), quoted: false });
+      out.push({ kind: SqlKind.Param, value: sql.slice(i, j), quoted: false, offset: i });
       i = j;
       continue;
     }
     if (c === '?') {
       let j = i + 1;
       while (j < n && /[0-9]/.test(sql[j] as string)) j++;
-      out.push({ kind: SqlKind.Param, value: sql.slice(i, j), quoted: false });
+      out.push({ kind: SqlKind.Param, value: sql.slice(i, j), quoted: false, offset: i });
       i = j;
       continue;
     }
     if (/[0-9]/.test(c)) {
       let j = i;
       while (j < n && /[0-9.xXa-fA-F]/.test(sql[j] as string)) j++;
-      out.push({ kind: SqlKind.Number, value: sql.slice(i, j), quoted: false });
+      out.push({ kind: SqlKind.Number, value: sql.slice(i, j), quoted: false, offset: i });
       i = j;
       continue;
     }
     if (/[A-Za-z_]/.test(c)) {
       let j = i;
       while (j < n && /[A-Za-z0-9_$]/.test(sql[j] as string)) j++;
-      out.push({ kind: SqlKind.Word, value: sql.slice(i, j), quoted: false });
+      out.push({ kind: SqlKind.Word, value: sql.slice(i, j), quoted: false, offset: i });
       i = j;
       continue;
     }
     const two = sql.slice(i, i + 2);
     if (['<=', '>=', '<>', '!=', '==', '||'].includes(two)) {
-      out.push({ kind: SqlKind.Punct, value: two, quoted: false });
+      out.push({ kind: SqlKind.Punct, value: two, quoted: false, offset: i });
       i += 2;
       continue;
     }
-    out.push({ kind: SqlKind.Punct, value: c, quoted: false });
+    out.push({ kind: SqlKind.Punct, value: c, quoted: false, offset: i });
     i++;
   }
   return out;

@@ -129,22 +129,51 @@ class Lexer {
     return this.src.startsWith(s, this.pos);
   }
 
+  /** Moves to offset `end`, counting lines and columns as `advance` does, with one char-code test per character. */
+  private moveTo(end: number): void {
+    const src = this.src;
+    const stop = Math.min(end, src.length);
+    for (let i = this.pos; i < stop; i++) {
+      const q = src.charCodeAt(i);
+      if (q === 10) {
+        this.line++;
+        this.col = 1;
+      } else if (q === 13) {
+        if (src.charCodeAt(i + 1) !== 10) {
+          this.line++;
+          this.col = 1;
+        }
+      } else {
+        this.col++;
+      }
+    }
+    this.pos = stop;
+  }
+
   /** Skips whitespace and comments; records whether a line break was crossed. */
   private skipTrivia(): void {
-    while (this.pos < this.src.length) {
-      const c = this.src[this.pos] as string;
-      if (c === '\n' || c === '\r') {
+    const src = this.src;
+    const n = src.length;
+    while (this.pos < n) {
+      const k = src.charCodeAt(this.pos);
+      if (k === 10 || k === 13) {
         this.sawNewline = true;
         this.advance();
-      } else if (c === ' ' || c === '\t' || c === '\f' || c === '\v' || c === '\uFEFF') {
-        this.advance();
-      } else if (this.startsWith('//')) {
-        const line = this.line;
-        const column = this.col;
-        const startPos = this.pos;
-        while (this.pos < this.src.length && this.src[this.pos] !== '\n' && this.src[this.pos] !== '\r') this.advance();
-        this.comments.push({ text: this.src.slice(startPos, this.pos), line, column });
-      } else if (this.startsWith('/*')) {
+      } else if (k === 32 || k === 9 || k === 12 || k === 11 || k === 0xfeff) {
+        this.pos++;
+        this.col++;
+      } else if (k === 47 && src.charCodeAt(this.pos + 1) === 47) {
+        // a line comment holds no line break: move the column in one step
+        let e = this.pos + 2;
+        while (e < n) {
+          const q = src.charCodeAt(e);
+          if (q === 10 || q === 13) break;
+          e++;
+        }
+        this.comments.push({ text: src.slice(this.pos, e), line: this.line, column: this.col });
+        this.col += e - this.pos;
+        this.pos = e;
+      } else if (k === 47 && src.charCodeAt(this.pos + 1) === 42) {
         this.skipBlockComment();
       } else {
         return;
@@ -156,22 +185,27 @@ class Lexer {
     const line = this.line;
     const column = this.col;
     const startPos = this.pos;
-    this.advance(2);
+    const src = this.src;
+    const n = src.length;
+    const nests = this.language === Language.Kotlin;
     // Kotlin block comments nest; Java's do not (JLS §3.7).
     let depth = 1;
-    while (this.pos < this.src.length && depth > 0) {
-      if (this.startsWith('*/')) {
+    let p = this.pos + 2;
+    while (p < n && depth > 0) {
+      const q = src.charCodeAt(p);
+      if (q === 42 && src.charCodeAt(p + 1) === 47) {
         depth--;
-        this.advance(2);
-      } else if (this.language === Language.Kotlin && this.startsWith('/*')) {
+        p += 2;
+      } else if (nests && q === 47 && src.charCodeAt(p + 1) === 42) {
         depth++;
-        this.advance(2);
+        p += 2;
       } else {
-        if (this.src[this.pos] === '\n') this.sawNewline = true;
-        this.advance();
+        if (q === 10) this.sawNewline = true;
+        p++;
       }
     }
-    this.comments.push({ text: this.src.slice(startPos, this.pos), line, column });
+    this.moveTo(p);
+    this.comments.push({ text: src.slice(startPos, this.pos), line, column });
   }
 
   /** Reads tokens until the end of input, or (inside a template) until the closing `}`. */
@@ -201,19 +235,13 @@ class Lexer {
     line: number,
     column: number,
     value: string,
-    extra: { numberValue?: number; numberType?: NumberType; templates?: Token[][] } = {},
+    extra?: { numberValue?: number; numberType?: NumberType; templates?: Token[][] },
   ): Token {
-    const tok: Token = {
-      kind,
-      text: this.src.slice(start, this.pos),
-      value,
-      line,
-      column,
-      start,
-      end: this.pos,
-      newlineBefore: this.sawNewline,
-      ...extra,
-    };
+    // an identifier's text is its value: one slice, not two
+    const text = kind === TokenKind.Identifier && this.pos - start === value.length ? value : this.src.slice(start, this.pos);
+    const tok: Token = extra === undefined
+      ? { kind, text, value, line, column, start, end: this.pos, newlineBefore: this.sawNewline }
+      : { kind, text, value, line, column, start, end: this.pos, newlineBefore: this.sawNewline, ...extra };
     this.sawNewline = false;
     return tok;
   }
@@ -404,11 +432,23 @@ class Lexer {
           continue;
         }
       }
-      value += c;
-      this.advance();
+      // a run of ordinary characters in one step (no quote, backslash, `$` or line break in it)
+      const src = this.src;
+      let e = this.pos + 1;
+      while (e < src.length) {
+        const q = src.charCodeAt(e);
+        if (q === 34 || q === 92 || q === 36 || q === 10 || q === 13) break;
+        e++;
+      }
+      value += src.slice(this.pos, e);
+      if (c === '\n' || c === '\r') this.moveTo(e);
+      else {
+        this.col += e - this.pos;
+        this.pos = e;
+      }
     }
     this.sawNewline = newlineBefore;
-    return this.make(TokenKind.String, start, line, column, value, templates.length > 0 ? { templates } : {});
+    return this.make(TokenKind.String, start, line, column, value, templates.length > 0 ? { templates } : undefined);
   }
 }
 

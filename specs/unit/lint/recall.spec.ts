@@ -4,8 +4,21 @@
  * PeriodicWorkRequest that nothing schedules beside the job that runs.
  */
 import { expect } from 'chai';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { lintPaths, lintSources } from '../../../src/lint/lint.js';
 import type { LintResult } from '../../../src/lint/model.js';
+
+/** The fixture's files as lintPaths reads them, for a variant changed in memory. */
+async function readSources(dir: string): Promise<Array<{ path: string; text: string }>> {
+  const out: Array<{ path: string; text: string }> = [];
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const path = join(e.parentPath, e.name);
+    out.push({ path, text: await readFile(path, 'utf8') });
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+}
 
 const where = (r: LintResult, root: string): string[] => r.findings.map((f) => `${f.file.slice(root.length + 1)}:${f.line}:${f.column} ${f.rule}`);
 
@@ -61,5 +74,127 @@ describe('lint dedup-on-title: the title must be the key', () => {
     const text = 'fun f(item: Item) {\n  val key = item.title\n  val hashKey = item.title.hashCode()\n  val formatKey = String.format("%s|%s", item.title, item.feed)\n}\n';
     const r = lintSources([{ path: 'K.kt', text }]);
     expect(r.findings.map((f) => `${f.line} ${f.rule}`)).to.deep.equal(['2 dedup-on-title', '3 dedup-on-title', '4 dedup-on-title']);
+  });
+});
+
+describe('lint window-vs-interval: a window that is a query parameter', () => {
+  it('follows now.minus(24.hours) through a repository into a SQLDelight query\'s lower bound (Twine)', async () => {
+    const good = await lintPaths(['fixtures/lint/window-vs-interval/good-query-parameter']);
+    // hourly runs and a 24 h window: found, and wide enough (before: "no window constant found")
+    expect(good.findings).to.deep.equal([]);
+    expect(good.unresolved).to.deep.equal([]);
+    // the same sources scheduled daily: the 24 h window is shorter than two intervals
+    const D = 'fixtures/lint/window-vs-interval/good-query-parameter';
+    const sources = await readSources(D);
+    const daily = sources.map((s) => (s.path.endsWith('FeedsRefreshWorker.kt') ? { ...s, text: s.text.replace('Duration.ofHours(1)', 'Duration.ofHours(24)') } : s));
+    expect(daily.some((s, i) => s.text !== sources[i]?.text)).to.equal(true);
+    const bad = lintSources(daily);
+    expect(where(bad, D)).to.deep.equal(['androidApp/src/main/kotlin/dev/sasikanth/rss/reader/FeedsRefreshWorker.kt:25:14 window-vs-interval']);
+    expect(bad.findings[0]?.message).to.match(/^window `now\.minus\(24\.hours\)` \(the lower bound :postsAfter of the query at .*Post\.sq:20\) = 24 h .* is shorter than 2 × the repeat interval 24 h = 48 h/);
+  });
+
+  const sched = {
+    path: 'Scheduling.kt',
+    text: 'object Scheduling {\n  fun start(ctx: Context) {\n    WorkManager.getInstance(ctx).enqueueUniquePeriodicWork("poll", ExistingPeriodicWorkPolicy.KEEP, PeriodicWorkRequestBuilder<PollWorker>(24, TimeUnit.HOURS).build())\n  }\n}\n',
+  };
+  const worker = (arg: string): { path: string; text: string } => ({
+    path: 'PollWorker.kt',
+    text: 'import kotlin.time.Duration.Companion.hours\nclass PollWorker(c: Context, p: WorkerParameters) : CoroutineWorker(c, p) {\n  override suspend fun doWork(): Result {\n' +
+      `    val after = ${arg}\n    for (post in dao.since(after)) { nm.notify(post.link.hashCode(), build(post)) }\n    return Result.success()\n  }\n}\n`,
+  });
+  const dao = (sql: string): { path: string; text: string } => ({
+    path: 'PostDao.kt',
+    text: `@Dao\ninterface PostDao {\n  @Query("${sql}")\n  suspend fun since(postsAfter: Long): List<PostRow>\n}\n`,
+  });
+
+  it('reads a Room @Query lower bound on a publication column, and not an upper bound or another column', () => {
+    const lower = lintSources([sched, worker('Clock.System.now().minus(24.hours).toEpochMilliseconds()'), dao('SELECT * FROM posts WHERE published_at > :postsAfter')]);
+    expect(lower.findings.map((f) => `${f.file}:${f.line} ${f.rule}`)).to.deep.equal(['Scheduling.kt:3 window-vs-interval']);
+    const upper = lintSources([sched, worker('Clock.System.now().minus(24.hours).toEpochMilliseconds()'), dao('SELECT * FROM posts WHERE published_at < :postsAfter')]);
+    expect(upper.findings).to.deep.equal([]);
+    expect(upper.unresolved.map((u) => u.message)).to.deep.equal(['no window constant found for PollWorker (looked for a comparison of `now - publishedAt` with a constant, and names like WINDOW_MS)']);
+    const other = lintSources([sched, worker('Clock.System.now().minus(24.hours).toEpochMilliseconds()'), dao('SELECT * FROM posts WHERE last_refresh_attempt > :postsAfter')]);
+    expect(other.findings).to.deep.equal([]);
+  });
+
+  it('takes a per-feed refresh interval for an interval, not a window (Twine LocalSyncCoordinator.kt:248-252)', () => {
+    const text = 'class Sync {\n  private fun shouldRefreshFeed(feed: Feed, now: Instant): Boolean {\n    val lastUpdatedAt = feed.lastUpdatedAt ?: return true\n' +
+      '    val timeSinceLastUpdate = (now - lastUpdatedAt)\n    return timeSinceLastUpdate >= feed.refreshInterval\n  }\n}\n';
+    const r = lintSources([sched, { path: 'Sync.kt', text }]);
+    expect(r.unresolved.filter((u) => u.file === 'Sync.kt')).to.deep.equal([]);
+    // the same comparison with an item's publication time and an unknown bound is still a window use
+    const item = lintSources([sched, { path: 'Sync.kt', text: text.replace('feed.refreshInterval', 'feed.maxAge').replace(/lastUpdatedAt/g, 'publishedAt').replace('feed.publishedAt', 'item.publishedAt') }]);
+    expect(item.unresolved.filter((u) => u.file === 'Sync.kt').map((u) => u.message)).to.have.length(1);
+  });
+});
+
+describe('lint SQLDelight schemas', () => {
+  it('judges a .sq table like a Room entity: the url a lookup matches has no unique index (Mihon)', async () => {
+    const D = 'fixtures/lint/key-not-unique/bad-sqldelight';
+    const r = await lintPaths([D]);
+    expect(where(r, D)).to.deep.equal(['data/src/main/sqldelight/tachiyomi/data/chapters.sq:9:5 key-not-unique']);
+    expect(r.findings[0]?.message).to.include('`chapters.url` has no UNIQUE index in the SQLDelight schema (`idx_chapters_url` is not unique)');
+    expect(r.findings[0]?.message).to.include('CREATE UNIQUE INDEX manga_id_url_unique ON chapters(manga_id, url)');
+    expect(r.notes).to.deep.equal([]);
+  });
+
+  it('accepts a composite primary key and a unique index made by a migration', async () => {
+    const twine = await lintPaths(['fixtures/lint/window-vs-interval/good-query-parameter']);
+    expect(twine.findings.filter((f) => f.rule === 'key-not-unique')).to.deep.equal([]);
+    const sq = { path: 'db/Seen.sq', text: 'CREATE TABLE seen (\n  link TEXT NOT NULL,\n  title TEXT NOT NULL\n);\n\nisSeen:\nSELECT count(*) FROM seen WHERE link = ?;\n' };
+    expect(lintSources([sq]).findings.map((f) => `${f.file}:${f.line} ${f.rule}`)).to.deep.equal(['db/Seen.sq:2 key-not-unique']);
+    expect(lintSources([sq, { path: 'migrations/1.sqm', text: 'CREATE UNIQUE INDEX seen_link ON seen(link);\n' }]).findings).to.deep.equal([]);
+    expect(lintSources([{ ...sq, text: sq.text.replace('link TEXT NOT NULL', 'link TEXT NOT NULL UNIQUE') }]).findings).to.deep.equal([]);
+  });
+
+  it('reads N.sqm as the migration N→N+1 for migration-backfill', () => {
+    const sq = { path: 'db/Seen.sq', text: 'CREATE TABLE seen (\n  id INTEGER PRIMARY KEY,\n  link TEXT UNIQUE\n);\n' };
+    const bad = lintSources([sq, { path: 'migrations/3.sqm', text: '-- key for the dedup\nALTER TABLE seen ADD COLUMN link TEXT NOT NULL DEFAULT \'\';\n' }]);
+    expect(bad.findings.map((f) => `${f.file}:${f.line}:${f.column} ${f.rule}`)).to.deep.equal(['migrations/3.sqm:2:1 migration-backfill']);
+    expect(bad.findings[0]?.message).to.match(/^migration 3→4 adds key column `seen\.link` as NOT NULL DEFAULT ''/);
+    expect(lintSources([sq, { path: 'migrations/3.sqm', text: 'ALTER TABLE seen ADD COLUMN link TEXT;\nCREATE UNIQUE INDEX seen_link ON seen(link);\n' }]).findings).to.deep.equal([]);
+  });
+
+  it('notes a Room database whose schema was not given, and not one whose schema was', async () => {
+    const entity = { path: 'Seen.kt', text: '@Entity(tableName = "seen")\ndata class Seen(@PrimaryKey val link: String)\n' };
+    const notes = lintSources([entity]).notes.filter((n) => n.message.startsWith('the sources use a database'));
+    expect(notes.map((n) => `${n.file}:${n.line}`)).to.deep.equal(['Seen.kt:1']);
+    expect(notes[0]?.message).to.match(/^the sources use a database \(Room @Entity Seen\) but no schema was found .*: key-not-unique and migration-backfill did not run/);
+    expect((await lintPaths(['fixtures/lint/key-not-unique/bad'])).notes.filter((n) => n.message.startsWith('the sources use a database'))).to.deep.equal([]);
+  });
+});
+
+describe('lint: an unresolved call on a worker\'s path may notify', () => {
+  it('reports a title dedup before a notifier the sources do not define, softly', async () => {
+    const D = 'fixtures/lint/dedup-on-title/bad-unresolved-notifier';
+    const r = await lintPaths([D]);
+    expect(where(r, D)).to.deep.equal(['src/main/java/com/example/digest/DigestWorker.kt:32:56 dedup-on-title']);
+    expect(r.findings[0]?.message).to.match(/is keyed on the title: if Notify\.show\(\) \(.*DigestWorker\.kt:23\), which the sources do not define, posts a notification, a title edited upstream/);
+  });
+
+  it('does not take a logger or a library call for a notifier', async () => {
+    expect((await lintPaths(['fixtures/lint/dedup-on-title/good-unresolved-logger'])).findings).to.deep.equal([]);
+  });
+});
+
+describe('lint: code a library calls back runs where its object was made', () => {
+  it('counts a Markwon plugin\'s callback, made by an Activity, as screen code (Infinity for Reddit)', async () => {
+    expect((await lintPaths(['fixtures/lint/dedup-on-title/good-library-callback'])).findings).to.deep.equal([]);
+  });
+
+  it('follows a SAX handler made on a worker\'s path onto that path', () => {
+    const handler = {
+      path: 'FeedHandler.kt',
+      text: 'class FeedHandler : DefaultHandler() {\n  val items = mutableListOf<Item>()\n  override fun endElement(uri: String, localName: String, qName: String) {\n' +
+        '    val date = try { fmt.parse(text) } catch (e: ParseException) { Date() }\n    items.add(Item(link, date))\n  }\n}\n',
+    };
+    const worker = {
+      path: 'PollWorker.kt',
+      text: 'class PollWorker(c: Context, p: WorkerParameters) : CoroutineWorker(c, p) {\n  override suspend fun doWork(): Result {\n' +
+        '    val h = FeedHandler()\n    parser.parse(stream, h)\n    for (i in h.items) nm.notify(i.link.hashCode(), build(i))\n    return Result.success()\n  }\n}\n',
+    };
+    const r = lintSources([handler, worker]);
+    expect(r.findings.map((f) => `${f.file}:${f.line} ${f.rule}`)).to.deep.equal(['FeedHandler.kt:4 date-defaults-to-now']);
+    expect(r.findings[0]?.message).to.include('PollWorker');
   });
 });

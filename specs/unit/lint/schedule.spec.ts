@@ -19,7 +19,8 @@ describe('lint schedule notes', () => {
         message:
           `no WorkManager periodic work found (no PeriodicWorkRequest); found instead: JobScheduler setPeriodic (${D}/src/main/java/com/example/reader/SyncJob.kt:31): ` +
           'window-vs-interval and periodic-without-unique-name did not run (they read a WorkManager schedule); with no WorkManager worker, newest-first, dedup-on-title, ' +
-          'date-defaults-to-now, channel-only-in-activity and new-key-per-attempt had no worker path to follow and judged only code that nothing scanned calls',
+          'date-defaults-to-now, channel-only-in-activity and new-key-per-attempt followed the path of the JobScheduler job or SyncAdapter instead: ' +
+          `SyncJobService (${D}/src/main/java/com/example/reader/SyncJob.kt:15)`,
       },
     ]);
   });
@@ -37,6 +38,8 @@ describe('lint schedule notes', () => {
     expect(r.notes.map((n) => n.message.split(': window-vs-interval')[0])).to.deep.equal([
       'no WorkManager periodic work found (no PeriodicWorkRequest); found instead: AlarmManager setInexactRepeating (Alarms.java:4), SyncAdapter addPeriodicSync (Sync.kt:2)',
     ]);
+    // no worker, job or sync adapter class in the sources: nothing was followed, and the note says so
+    expect(r.notes[0]?.message).to.match(/with no WorkManager worker, JobScheduler job or SyncAdapter, newest-first, .* had no worker path to follow/);
   });
 
   it('has no note when WorkManager periodic work is found', async () => {

@@ -42,8 +42,7 @@ export function checkChannelOnlyInActivity(project: Project): RuleOutput {
   const workerReach = reachableFunctions(project, workerRoots);
   const posts = workerReach.flatMap((r) => notifyCallsIn(r).map((i) => ({ ref: r, i })));
   if (posts.length === 0) return { findings, unresolved: [] };
-  const headlessReach = reachableFunctions(project, headlessRoots);
-  if (headlessReach.some(direct)) return { findings, unresolved: [] };
+  if (reachesAny(project, headlessRoots, direct)) return { findings, unresolved: [] };
 
 
   const post = posts[0] as { ref: FunctionRef; i: number };
@@ -70,4 +69,19 @@ export function checkChannelOnlyInActivity(project: Project): RuleOutput {
     }
   }
   return { findings, unresolved: [] };
+}
+
+/** True when `pred` holds for a function reachable from `roots` (resolved calls), stopping at the first: a channel created in `Application.onCreate` ends the search there. */
+function reachesAny(project: Project, roots: readonly FunctionRef[], pred: (r: FunctionRef) => boolean): boolean {
+  const resolver = resolverOf(project);
+  const seen = new Set<FunctionRef['fn']>();
+  const queue = [...roots];
+  for (let q = 0; q < queue.length; q++) {
+    const r = queue[q] as FunctionRef;
+    if (seen.has(r.fn)) continue;
+    seen.add(r.fn);
+    if (pred(r)) return true;
+    for (const t of resolver.callees(r)) if (!seen.has(t.fn)) queue.push(t);
+  }
+  return false;
 }

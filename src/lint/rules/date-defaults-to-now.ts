@@ -14,7 +14,7 @@ import type { FunctionDecl } from '../declarations.js';
 import type { FunctionRef, ParsedFile, Project, RuleOutput } from '../model.js';
 import { RuleId } from '../model.js';
 import { Reach, contextOf, stableLookup, workerNames } from '../paths.js';
-import { containsDateParse, isDateParseCall, nowExpressionEnd, readsNow } from '../project.js';
+import { containsDateParse, isDateParseCall, localsOf, nowExpressionEnd, readsNow } from '../project.js';
 import { resolverOf } from '../resolve.js';
 import type { Range } from '../syntax.js';
 import { callEnd, callOpenParen, chainStart, continuesAcrossLine, isCallAt, leftOperand, parseIf, rangeText, splitArgs, statementAround, within } from '../syntax.js';
@@ -101,6 +101,18 @@ function parsesDate(project: Project, file: ParsedFile, range: Range): boolean {
   const resolver = resolverOf(project);
   for (let k = range.start; k <= range.end; k++) if (isParserCall(project, file, k, resolver, parsers)) return true;
   return false;
+}
+
+const declParseCache = new WeakMap<ValueDecl, boolean>();
+
+/** `parsesDate` of a declaration's initializer, computed once per declaration. */
+function parsesDateDecl(project: Project, d: ValueDecl): boolean {
+  let v = declParseCache.get(d);
+  if (v === undefined) {
+    v = parsesDate(project, d.file, d.init);
+    declParseCache.set(d, v);
+  }
+  return v;
 }
 
 /** `?:` whose right side contains token `k`, with a date parse (or a local holding one) on its left. */
@@ -231,10 +243,10 @@ function elvisLocal(project: Project, file: ParsedFile, left: Range, k: number):
   const fn = functionAt(file.decls, k);
   if (!fn) return undefined;
   let found: ValueDecl | undefined;
-  for (const d of project.values) {
-    if (d.file === file && d.fn === fn && d.name === name.value && d.nameIndex < k && (!found || d.nameIndex > found.nameIndex)) found = d;
+  for (const d of localsOf(project, fn)) {
+    if (d.file === file && d.name === name.value && d.nameIndex < k && (!found || d.nameIndex > found.nameIndex)) found = d;
   }
-  return found && parsesDate(project, file, found.init) ? found : undefined;
+  return found && parsesDateDecl(project, found) ? found : undefined;
 }
 
 /** The `?:` left of `k` whose left side is a parsed local: where that local's parse is. */
@@ -249,8 +261,8 @@ function parsedLocals(project: Project, file: ParsedFile, k: number): Set<string
   const fn = functionAt(file.decls, k);
   const names = new Set<string>();
   if (!fn) return names;
-  for (const d of project.values) {
-    if (d.file === file && d.fn === fn && d.nameIndex < k && parsesDate(project, file, d.init)) names.add(d.name);
+  for (const d of localsOf(project, fn)) {
+    if (d.file === file && d.nameIndex < k && parsesDateDecl(project, d)) names.add(d.name);
   }
   return names;
 }
@@ -292,11 +304,45 @@ function ternaryCondition(file: ParsedFile, q: number): Range {
   return { start: i + 1, end: q - 1 };
 }
 
+const nullTestCache = new WeakMap<FunctionDecl, number[]>();
+
+/**
+ * The `if`s and Java `?`s of a function whose condition reads a date parse or a local that holds
+ * one (declared anywhere in the function), in source order: the only places viaNullCheck can
+ * answer yes, found once per function instead of once per read of the current time.
+ */
+function nullTestSites(project: Project, file: ParsedFile, fn: FunctionDecl): number[] {
+  const hit = nullTestCache.get(fn);
+  if (hit) return hit;
+  const out: number[] = [];
+  const body = fn.body as Range;
+  const names = new Set(localsOf(project, fn).filter((d) => d.file === file && parsesDateDecl(project, d)).map((d) => d.name));
+  const readsParse = (cond: Range): boolean => {
+    for (let c = cond.start; c <= cond.end; c++) {
+      if (isDateParseCall(file, c)) return true;
+      const t = file.tokens[c] as Token;
+      if (t.kind === TokenKind.Identifier && names.has(t.value) && !isOp(file.tokens[c - 1], '.')) return true;
+    }
+    return false;
+  };
+  for (let i = body.start; i <= body.end; i++) {
+    if (isIdent(file.tokens[i], 'if')) {
+      const p = parseIf(file, i);
+      if (p && readsParse(p.condition)) out.push(i);
+    } else if (file.language === 'java' && isOp(file.tokens[i], '?') && readsParse(ternaryCondition(file, i))) {
+      out.push(i);
+    }
+  }
+  nullTestCache.set(fn, out);
+  return out;
+}
+
 function viaNullCheck(project: Project, file: ParsedFile, k: number, end: number): boolean {
   const fn = functionAt(file.decls, k);
   if (!fn?.body) return false;
   const parsed = parsedLocals(project, file, k);
-  for (let i = fn.body.start; i < k; i++) {
+  for (const i of nullTestSites(project, file, fn)) {
+    if (i >= k) break;
     if (isIdent(file.tokens[i], 'if')) {
       const p = parseIf(file, i);
       if (!p) continue;
@@ -379,8 +425,8 @@ function viaEarlyReturn(project: Project, file: ParsedFile, k: number, end: numb
   if (tested === undefined) return false;
   // … and later parsed as a date in the same function, itself or a local computed from it
   const names = new Set([tested]);
-  for (const d of project.values) {
-    if (d.file !== file || d.fn !== fn || d.nameIndex < end) continue;
+  for (const d of localsOf(project, fn)) {
+    if (d.file !== file || d.nameIndex < end) continue;
     for (let m = d.init.start; m <= d.init.end; m++) if (isIdent(file.tokens[m]) && names.has((file.tokens[m] as Token).value)) names.add(d.name);
   }
   for (let i = end + 1; i <= fn.body.end; i++) {
@@ -401,9 +447,24 @@ function fallbackHow(project: Project, file: ParsedFile, k: number, end: number)
   if (viaFallbackCall(file, k)) return 'the fallback of a failed date parse';
   const tryBlock = enclosingCatchTry(file, k);
   if (tryBlock && containsDateParse(file, tryBlock.try) >= 0 && isBlockValue(file, k, tryBlock.catchClose)) return 'the catch block of a date parse';
+  // both need a date parse in the same function: test that once per function, not per read of now
+  const fn = functionAt(file.decls, k);
+  if (!fn?.body || !functionParses(project, file, fn)) return undefined;
   if (viaNullCheck(project, file, k, end)) return 'the null branch of a date parse';
   if (viaEarlyReturn(project, file, k, end)) return 'returned for a missing date before the date is parsed';
   return undefined;
+}
+
+const functionParseCache = new WeakMap<FunctionDecl, boolean>();
+
+/** True when the function's body parses a date anywhere (a parse call or a call of a project date parser). */
+function functionParses(project: Project, file: ParsedFile, fn: FunctionDecl): boolean {
+  let v = functionParseCache.get(fn);
+  if (v === undefined) {
+    v = fn.body !== undefined && parsesDate(project, file, fn.body);
+    functionParseCache.set(fn, v);
+  }
+  return v;
 }
 
 /** Functions with no parameters whose value is the current time: the project's own clock (`fun now() = System.currentTimeMillis()`). */
@@ -428,12 +489,24 @@ function clockWrappers(project: Project): Set<FunctionDecl> {
   return out;
 }
 
+const clockNameCache = new WeakMap<Set<FunctionDecl>, Set<string>>();
+
+/** The names of the clock wrappers: only a call by one of them is resolved (resolution is the costly part). */
+function clockNames(clocks: Set<FunctionDecl>): Set<string> {
+  let names = clockNameCache.get(clocks);
+  if (!names) {
+    names = new Set([...clocks].map((f) => f.name));
+    clockNameCache.set(clocks, names);
+  }
+  return names;
+}
+
 /** The end of a current-time read at `k`: a clock API, or a call of the project's own clock wrapper (with conversions). */
 function nowEnd(project: Project, file: ParsedFile, k: number, clocks: Set<FunctionDecl>): number {
   const e = nowExpressionEnd(file, k);
   if (e >= 0) return e;
   const t = file.tokens[k] as Token;
-  if (t.kind !== TokenKind.Identifier || clocks.size === 0 || !isCallAt(file, k)) return -1;
+  if (t.kind !== TokenKind.Identifier || clocks.size === 0 || !clockNames(clocks).has(t.value) || !isCallAt(file, k)) return -1;
   if (isOp(file.tokens[k - 1], '.') && chainStart(file, k) !== k - 2) return -1;
   const targets = resolverOf(project).resolveCall(file, k);
   if (targets.length === 0 || !targets.every((r) => clocks.has(r.fn))) return -1;

@@ -26,7 +26,7 @@ import { TokenKind, isIdent, isOp } from '../tokenizer.js';
 const RULE = RuleId.DedupOnTitle;
 const TITLE_NAMES = new Set(['title', 'displayName', 'displayTitle', 'headline', 'subject', 'label', 'text', 'getTitle', 'getDisplayName', 'getHeadline', 'getSubject', 'getText', 'contentTitle']);
 const TITLE_COLUMNS = /^(title|display_?name|display_?title|headline|subject|label|text|content_?title)$/i;
-const EXIST_CALL = /^(is\w*Exists?|exists?\w*|\w+Exists?|contains|containsKey|has(Notified|Seen|Key|Item|Entry|Notification)\w*|isNotified|wasNotified|alreadyNotified|isAlreadyNotified|isSeen|wasSeen|alreadySeen|isKnown|isDuplicate|findBy\w*|countBy\w*)$/;
+const EXIST_CALL = /^(is\w*Exists?|exists?\w*|\w+Exists?|contains|containsKey|has(Notified|Seen|Key|Item|Entry|Notification)\w*|(is|was|already|isAlready|wasAlready)(Notified|Seen|Shown|Posted|Sent|Handled|Processed)|isKnown|isDuplicate|findBy\w*|countBy\w*)$/;
 /** Names of dedup keys. A bare `tag` is not one (a manga's or an article's tags); a notification's tag is checked where notify() takes it. */
 const KEY_NAME = /^(key|\w*Key|link|url|guid|uniqueId|dedupId|notificationId|notificationTag)$/;
 
@@ -187,8 +187,13 @@ export function checkDedupOnTitle(project: Project): RuleOutput {
     const index = file.tokens.indexOf(at);
     if (index >= 0 && !matters(project, file, index)) return;
     const fn = index >= 0 ? functionAt(file.decls, index) : undefined;
-    const unreached = fn !== undefined && fn.annotations.every((a) => a.name !== 'Query') && contextOf(project, { file, fn }).reach === Reach.Unreached;
-    findings.push({ file: file.path, line: at.line, column: at.column, rule: RULE, message: unreached ? message.replace(why, whyUnreached) : message });
+    const ctx = fn !== undefined ? contextOf(project, { file, fn }) : undefined;
+    const unreached = fn !== undefined && fn.annotations.every((a) => a.name !== 'Query') && ctx?.reach === Reach.Unreached;
+    // the worker's only possible notifier is a call the sources do not define: say so
+    const soft = ctx?.possibleNotify !== undefined
+      ? message.replace(why, `if ${ctx.possibleNotify}, which the sources do not define, posts a notification, ${whyUnreached.replace(/^where it decides what is notified, /, '')}`)
+      : undefined;
+    findings.push({ file: file.path, line: at.line, column: at.column, rule: RULE, message: soft ?? (unreached ? message.replace(why, whyUnreached) : message) });
   };
   for (const file of project.files) {
     // existence checks with a title argument

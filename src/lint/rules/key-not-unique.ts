@@ -131,6 +131,8 @@ export function checkKeyNotUnique(project: Project): RuleOutput {
       }
       if (!key) continue;
       const col = key.columnName;
+      // the lookup compares the key with other columns (`url` within a `manga_id`): the index covers them too
+      const cols = [...(lookups.together.get(`${e.tableName}.${col}`.toLowerCase()) ?? []).filter((c) => e.fields.some((f) => f.columnName === c)), col];
       const plain = e.indices.find((ix) => ix.columnNames.includes(col));
       const uuid = pk.length === 1 && !e.primaryKey.autoGenerate ? randomUuidKey(project, e.tableName, pk[0] as string) : undefined;
       findings.push({
@@ -139,10 +141,12 @@ export function checkKeyNotUnique(project: Project): RuleOutput {
         column: key.column,
         rule: RULE,
         message:
-          `dedup key \`${e.tableName}.${col}\`${evidence} has no UNIQUE index in schema version ${schema.version}${plain ? ` (\`${plain.name}\` is not unique)` : ''}` +
+          `dedup key \`${e.tableName}.${col}\`${evidence} has no UNIQUE index ${schema.sqldelight ? 'in the SQLDelight schema' : `in schema version ${schema.version}`}${plain ? ` (\`${plain.name}\` is not unique)` : ''}` +
           `${uuid ? ` and the primary key \`${pk[0] as string}\` is a random UUID (${uuid}), so it identifies nothing across fetches` : ''}: ` +
           'a replay after process death or two overlapping runs insert the same item twice and nothing rejects the second row; ' +
-          `declare Index(value = ["${col}"], unique = true) and insert with OnConflictStrategy.IGNORE`,
+          (schema.sqldelight
+            ? `add CREATE UNIQUE INDEX ${cols.join('_')}_unique ON ${e.tableName}(${cols.join(', ')}) (and a .sqm migration creating it) and insert with INSERT OR IGNORE`
+            : `declare Index(value = [${cols.map((c) => `"${c}"`).join(', ')}], unique = true) and insert with OnConflictStrategy.IGNORE`),
       });
     }
   }

@@ -206,13 +206,27 @@ export function checkMigrationBackfill(project: Project): RuleOutput {
             line: t.line,
             column: t.column,
             rule: RULE,
-            message:
-              `${label} ${p.what.replace(/^adds it/, `adds key column \`${p.table}.${p.column}\``).replace(/^fills it in/, `fills key column \`${p.table}.${p.column}\` in`)}: ` +
-              'legacy rows have no real key, and an invented one makes a replay of an old item collide with an unrelated row; add the column nullable, create the UNIQUE index, and do not back-fill',
+            message: backfillMessage(label, p),
           });
         }
       }
     }
   }
+  // SQLDelight: `N.sqm` upgrades a version N database to N + 1 (sqldelight.ts)
+  for (const f of project.sqlFiles) {
+    if (f.migrationFrom === undefined) continue;
+    const label = `migration ${f.migrationFrom}→${f.migrationFrom + 1}`;
+    for (const st of f.statements) {
+      for (const p of sqlBackfillProblems(st.tokens).filter((x) => isDedupKeyCandidate(x.table.replace(/^_?new_|_new$/g, ''), x.column, lookups))) {
+        const at = st.tokens[0] as SqlToken;
+        findings.push({ file: f.path, line: st.line, column: f.columnAt(at.offset), rule: RULE, message: backfillMessage(label, p) });
+      }
+    }
+  }
   return { findings, unresolved };
+}
+
+function backfillMessage(label: string, p: SqlProblem): string {
+  return `${label} ${p.what.replace(/^adds it/, `adds key column \`${p.table}.${p.column}\``).replace(/^fills it in/, `fills key column \`${p.table}.${p.column}\` in`)}: ` +
+    'legacy rows have no real key, and an invented one makes a replay of an old item collide with an unrelated row; add the column nullable, create the UNIQUE index, and do not back-fill';
 }

@@ -18,10 +18,11 @@ import { RuleId } from '../model.js';
 import type { PeriodicSite } from '../periodic-work.js';
 import { findPeriodicSites, readInterval } from '../periodic-work.js';
 import { functionsOf, reachableFunctions, readsNow } from '../project.js';
+import { isPublicationTimeName, queryWindows } from '../query-window.js';
 import type { Range } from '../syntax.js';
 import { leftOperand, rangeText, rightOperand, skipAngles, splitTopLevel, unwrapParens } from '../syntax.js';
 import type { Token } from '../tokenizer.js';
-import { TokenKind } from '../tokenizer.js';
+import { TokenKind, isOp } from '../tokenizer.js';
 
 const RULE = RuleId.WindowVsInterval;
 
@@ -72,17 +73,32 @@ function expandAlias(project: Project, file: ParsedFile, range: Range): { file: 
   return d ? { file: d.file, range: d.init } : { file, range };
 }
 
-const PUBLICATION = /(publish\w*|pub_?date|date|updated|created|posted|timestamp|released?|time|at|millis|ms|epoch)$/i;
-const NOT_PUBLICATION = /refresh|sync|fetch|attempt|play|download|access|check|login|backup|export|clean|modified|launch|start|open|install|boot/i;
-
 /** True when the last name read in `range` is an item's publication time (`it.publishedAt`, `item.getPubDate()`), not another timestamp. */
 function readsPublicationTime(file: ParsedFile, range: Range): boolean {
   let last: string | undefined;
+  let owner: string | undefined;
   for (let k = range.start; k <= range.end; k++) {
     const t = file.tokens[k] as Token;
-    if (t.kind === TokenKind.Identifier && !/^(toEpochMilli|getTime|time|toInstant|inWholeMilliseconds|toEpochSecond)$/.test(t.value)) last = t.value;
+    if (t.kind === TokenKind.Identifier && !/^(toEpochMilli|getTime|time|toInstant|inWholeMilliseconds|toEpochSecond)$/.test(t.value)) {
+      owner = isOp(file.tokens[k - 1], '.') || isOp(file.tokens[k - 1], '?.') ? last : undefined;
+      last = t.value;
+    }
   }
-  return last !== undefined && PUBLICATION.test(last) && !NOT_PUBLICATION.test(last);
+  // a feed's own times (`feed.lastUpdatedAt`) say when it was refreshed, not when an item was published
+  if (owner !== undefined && FEED_OWNER.test(owner)) return false;
+  return last !== undefined && isPublicationTimeName(last);
+}
+
+const FEED_OWNER = /^(feed|source|subscription|channel|podcast|account)s?$/i;
+
+/** True when the last name read in `range` is an interval (`feed.refreshInterval`, `syncPeriod`): a schedule, not a window. */
+function readsInterval(file: ParsedFile, range: Range): boolean {
+  let last: string | undefined;
+  for (let k = range.start; k <= range.end; k++) {
+    const t = file.tokens[k] as Token;
+    if (t.kind === TokenKind.Identifier && !/^(inWholeMilliseconds|toMillis|getSeconds|seconds)$/.test(t.value)) last = t.value;
+  }
+  return last !== undefined && /interval|period|frequency/i.test(last);
 }
 
 /** Window uses in a token range: comparisons of `now - x` against a constant. */
@@ -102,6 +118,10 @@ function windowUses(project: Project, file: ParsedFile, range: Range, notes: Unr
     if (nowL === nowR) continue;
     const nowSide = nowL ? l : r;
     const other = nowL ? r : l;
+    // `now - feed.lastUpdatedAt >= feed.refreshInterval`: a per-feed refresh interval is when to
+    // fetch again, not how far back items are looked at (Twine 1b9565db,
+    // core/data/src/commonMain/kotlin/dev/sasikanth/rss/reader/data/sync/local/LocalSyncCoordinator.kt:248-252)
+    if (readsInterval(other.file, other.range)) continue;
     const split = splitTopLevel(nowSide.file, unwrapParens(nowSide.file, nowSide.range), ['+', '-']);
     if (split.parts.length !== 2 || split.ops[0] !== '-') continue;
     const [minuend, subtrahend] = split.parts as [Range, Range];
@@ -176,6 +196,8 @@ function findWindow(project: Project, worker: string | undefined, notes: Unresol
     for (const f of fns) if (f.fn.body && !workerRefs.some((w) => w.file === f.file && w.cls.body && f.fn.nameIndex > w.cls.body.start && f.fn.nameIndex < w.cls.body.end)) {
       uses.push(...windowUses(project, f.file, f.fn.body, notes));
     }
+    // `now - C` bound to a query's lower bound on a publication time (`published_at > :postsAfter`)
+    uses.push(...queryWindows(project, fns));
     const byUse = pick(uses);
     if (byUse) return byUse;
     const files = new Set<ParsedFile>([...workerRefs.map((w) => w.file), ...fns.map((f) => f.file)]);
