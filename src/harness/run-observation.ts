@@ -164,3 +164,8 @@ export function journalLine(j: JournalEntry): string {
 export function isSystemSummaryTag(tag: string | null): tag is string {
   return tag === 'ranker_group' || (tag !== null && tag.startsWith('Aggregate_'));
 }
+
+/** A parsed notification_enqueue that is the app's own post (not Android's summary in its name). */
+export function isAppPost(e: { readonly pkg: string; readonly tag: string | null } | null, pkg: string): boolean {
+  return e !== null && e.pkg === pkg && !isSystemSummaryTag(e.tag);
+}
