@@ -46,7 +46,11 @@ describe('android model: the reference app on API 34 (adb only)', function () {
     return { out: r.stdout.toString('utf8'), err: r.stderr, code: r.code };
   };
   const lines = async (cmd: string): Promise<string[]> => (await sh(cmd)).out.split('\n').filter((l) => l.trim() !== '');
-  const enqueueEvents = async (): Promise<string[]> => (await lines('logcat -b events -d')).filter((l) => l.includes(' notification_enqueue: ') && l.includes(PKG));
+  const appEnqueueLines = async (): Promise<string[]> => (await lines('logcat -b events -d')).filter((l) => l.includes(' notification_enqueue: ') && l.includes(PKG));
+  /** GroupHelper's autogroup summary in the app's name (API 34: from the second ungrouped post). */
+  const isSummary = (l: string): boolean => l.includes(`,${PKG},2147483647,ranker_group,0,`);
+  /** The app's own posts: its notification_enqueue lines without Android's summary. */
+  const enqueueEvents = async (): Promise<string[]> => (await appEnqueueLines()).filter((l) => !isSummary(l));
   const results = async (): Promise<string[]> => (await lines('logcat -d -s WM-WorkerWrapper')).filter((l) => l.includes('Worker result'));
   const waitResults = (n: number): Promise<string[]> => waitFor(`${n} WM-WorkerWrapper result lines`, async () => ((await results()).length >= n ? results() : undefined));
   const jobIds = async (): Promise<number[]> =>
@@ -118,6 +122,10 @@ describe('android model: the reference app on API 34 (adb only)', function () {
     expect(run).to.deep.equal({ out: 'Running job [FORCED]\n', err: '', code: 0 });
     await waitResults(2);
     const events = await enqueueEvents();
+    // The summary follows the second post, once (later children join it without a post).
+    const all = await appEnqueueLines();
+    expect(all.map((l, i) => (isSummary(l) ? i : -1)).filter((i) => i >= 0)).to.deep.equal([2]);
+    expect(all[2]).to.match(/,0,Notification\(channel=feed_items .* flags=0x710 .* groupKey=ranker_group vis=PRIVATE\),0\]$/);
     const links = [5, 4, 3, 2, 1].map((i) => `https://example.org/fresh/${i}`);
     expect(events.map((l) => /notification_enqueue: \[10190,\d+,com\.example\.feednotifier,(-?\d+),NULL,0,Notification\(channel=feed_items .*\),(\d)\]$/.exec(l)?.slice(1))).to.deep.equal(
       links.map((l) => [String(javaHash(l)), '0']),
@@ -165,8 +173,10 @@ describe('android model: the reference app on API 34 (adb only)', function () {
     const gone = await sh(`cmd jobscheduler run -f -n ${NS} ${PKG} ${id}`);
     expect(gone).to.deep.equal({ out: '', err: `Could not find job ${id} in package ${PKG} / namespace ${NS} / user 0\n`, code: 23 });
     const canceled = (await lines('logcat -b events -d')).filter((l) => l.includes(' notification_canceled: '));
-    expect(canceled).to.have.length(5);
-    for (const l of canceled) expect(l).to.match(/notification_canceled: \[0\|com\.example\.feednotifier\|-?\d+\|null\|10190,5,\d+,\d+,0,-1,-1,NULL\]$/);
+    // The five posts and the autogroup summary, all with REASON_PACKAGE_CHANGED.
+    expect(canceled).to.have.length(6);
+    for (const l of canceled) expect(l).to.match(/notification_canceled: \[0\|com\.example\.feednotifier\|(-?\d+\|null|2147483647\|ranker_group)\|10190,5,\d+,\d+,0,-1,-1,NULL\]$/);
+    expect(canceled.filter((l) => l.includes('|2147483647|ranker_group|'))).to.have.length(1);
     expect((await sh('cmd notification list')).out).to.equal('');
     await sh(`am start -n ${PKG}/.MainActivity`);
     expect(await jobIds()).to.deep.equal([id]);

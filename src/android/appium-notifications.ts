@@ -15,7 +15,7 @@
  * long as nothing was evicted.
  */
 import { parseLogLine } from './parsers/logcat.js';
-import { parseNotificationEnqueue } from './parsers/notification-events.js';
+import { isSystemSummaryTag, parseNotificationEnqueue } from './parsers/notification-events.js';
 import type { HistoryEvent } from '../history/events.js';
 
 /** NLService.MAX_BUFFER_SIZE. */
@@ -117,7 +117,9 @@ export function crossCheckNotifications(
   after: readonly BufferedNotification[],
   pkg: string,
 ): NotificationCrossCheck {
-  const fresh = newBufferEntries(before, after).filter((e) => e.packageName === pkg);
+  // Android's own summaries in the app's name reach the listener too; the history keeps them
+  // apart as system-summary events, so they are left out on both sides.
+  const fresh = newBufferEntries(before, after).filter((e) => e.packageName === pkg && !isSystemSummaryTag(e.tag));
   const afterIds = new Set(after.map(identity));
   const evicted = before.filter((e) => !afterIds.has(identity(e))).length;
   const overflowed = after.length >= NOTIFICATION_BUFFER_CAPACITY && evicted > 0;

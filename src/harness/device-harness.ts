@@ -35,7 +35,7 @@ import { FeedItemIndex } from '../android/notification-mapping.js';
 import { getNotificationRecord, listNotificationKeys } from '../android/notifications.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { workSnapshotRead, nextRunTime } from './work-state.js';
-import { observeJournal, observeLogLines, observeRunEnd, stripQuery, type ObservationContext, type RunWindow } from './run-observation.js';
+import { isAppPost, observeJournal, observeLogLines, observeRunEnd, stripQuery, type ObservationContext, type RunWindow } from './run-observation.js';
 import type { DeviceClock } from './device-clock.js';
 import type {
   DbSnapshot,
@@ -770,7 +770,7 @@ export class DeviceHarness implements Harness {
   async collectUnforced(): Promise<void> {
     const isWorkerLine = (l: ObservedLine): boolean =>
       (l.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(l.message)) ||
-      (l.tag === 'notification_enqueue' && parseNotificationEnqueue(l.message)?.pkg === this.pkg);
+      (l.tag === 'notification_enqueue' && isAppPost(parseNotificationEnqueue(l.message), this.pkg));
     const fetchedSince = (): JournalEntry[] => this.ctx.server.journal().slice(this.seen.journal).filter((j) => stripQuery(j.path) === this.config.feed.path);
     const quiet = fetchedSince().length === 0 && !this.ctx.observer.since(this.seen.log).some(isWorkerLine);
     if (quiet) return;

@@ -9,7 +9,7 @@ import type { JournalEntry, ReceiptEffect } from '../feed/fixture-server.js';
 import type { FetchError, HistoryEvent, OutcomeSource, RunOutcome } from '../history/events.js';
 import type { NotificationMatch } from '../config/types.js';
 import type { FeedItemIndex } from '../android/notification-mapping.js';
-import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
+import { isSystemSummaryTag, parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { parseFetchError } from '../android/parsers/fetch-errors.js';
 import { parseNmsWarning } from '../android/parsers/nms-warnings.js';
 import { parseWorkerResult, WORKER_WRAPPER_TAG } from '../android/parsers/work-manager-log.js';
@@ -152,15 +152,9 @@ export function journalLine(j: JournalEntry): string {
   return `${j.method} ${j.path} → ${j.dropped ? 'dropped' : j.status}${j.fault ? ` (fault ${j.fault})` : ''}`;
 }
 
-/**
- * Tags of the posts NotificationManagerService makes in the app's name: GroupHelper's autogroup
- * summary, `AUTOGROUP_KEY = "ranker_group"` (frameworks/base services/core/java/com/android/server/
- * notification/GroupHelper.java, android-11 to android-15 tags), posted by
- * NotificationManagerService.addAutoGroupSummary through EnqueueNotificationRunnable, which
- * writes its notification_enqueue with the app's package; and Android 16's aggregate section
- * groups (`Aggregate_AlertingSection`, `Aggregate_SilentSection`, …, GroupHelper.java at the
- * android16 tag), seen by listeners as `|g:Aggregate_…` keys (home-assistant/android #6905).
- */
-export function isSystemSummaryTag(tag: string | null): tag is string {
-  return tag === 'ranker_group' || (tag !== null && tag.startsWith('Aggregate_'));
+export { isSystemSummaryTag };
+
+/** A parsed notification_enqueue that is the app's own post (not Android's summary in its name). */
+export function isAppPost(e: { readonly pkg: string; readonly tag: string | null } | null, pkg: string): boolean {
+  return e !== null && e.pkg === pkg && !isSystemSummaryTag(e.tag);
 }

@@ -196,3 +196,16 @@ function channelOf(notification: string): string | null {
   const m = /(?:^|[( ])channel=(.*?)(?= (?:shortcut|pri|contentView)=)/.exec(notification) ?? /(?:^|[( ])channel=(\S+?)(?=[ )])/.exec(notification);
   return m?.[1] ?? null;
 }
+
+/**
+ * Tags of the posts NotificationManagerService makes in the app's name: GroupHelper's autogroup
+ * summary, `AUTOGROUP_KEY = "ranker_group"` (frameworks/base services/core/java/com/android/server/
+ * notification/GroupHelper.java, android-11 to android-15 tags), posted by
+ * NotificationManagerService.addAutoGroupSummary through EnqueueNotificationRunnable, which
+ * writes its notification_enqueue with the app's package; and Android 16's aggregate section
+ * groups (`Aggregate_AlertingSection`, `Aggregate_SilentSection`, …, GroupHelper.java at the
+ * android16 tag), seen by listeners as `|g:Aggregate_…` keys (home-assistant/android #6905).
+ */
+export function isSystemSummaryTag(tag: string | null): tag is string {
+  return tag === 'ranker_group' || (tag !== null && tag.startsWith('Aggregate_'));
+}

@@ -138,8 +138,9 @@ export const NotificationFlag = {
   FLAG_AUTO_CANCEL: 0x10,
   FLAG_NO_CLEAR: 0x20,
   FLAG_FOREGROUND_SERVICE: 0x40,
-  /** Builder.setGroupSummary(true) (Notification.java FLAG_GROUP_SUMMARY = 0x00000200). */
+  FLAG_LOCAL_ONLY: 0x100,
   FLAG_GROUP_SUMMARY: 0x200,
+  FLAG_AUTOGROUP_SUMMARY: 0x400,
 } as const;
 
 /** A built android.app.Notification (the fields NMS and dumpsys read). */
@@ -154,11 +155,15 @@ export interface NotificationSpec {
   readonly visibility: number;
   readonly color: number;
   readonly category?: string;
-  /** Builder.setGroup(key): Notification.mGroupKey, printed by toString() as ` groupKey=`. */
-  readonly group?: string;
   /** PendingIntent description, or null. */
   readonly contentIntent: string | null;
   readonly extras: readonly (readonly [string, BundleValue])[];
+  /** Notification.getGroup() (setGroup); absent when the app named no group. */
+  readonly group?: string;
+  /** Notification.getSortKey() (setSortKey). */
+  readonly sortKey?: string;
+  /** Notification.mGroupAlertBehavior (GROUP_ALERT_ALL 0, SUMMARY 1, CHILDREN 2); 0 when absent. */
+  readonly groupAlertBehavior?: number;
 }
 
 /** The NotificationManager API an app calls (android.app.NotificationManager). */

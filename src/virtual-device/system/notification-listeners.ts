@@ -34,7 +34,7 @@ export function statusBarNotificationOf(r: NotificationRecord): StatusBarNotific
     tag: r.tag,
     key: r.key,
     groupKey: r.groupKey,
-    overrideGroupKey: null,
+    overrideGroupKey: r.overrideGroupKey,
     postTime: r.updateTimeMs,
     userId: r.userId,
     uid: r.uid,

@@ -23,9 +23,24 @@
  *   "  Notification List:", records at prefix "    ") and DumpFilter.parseFromArguments
  *   (`--noredact`/`--reveal`; `p`/`pkg`/`--package NAME`), as framework copies of NMS print them,
  *   and the captured dump specs/unit/virtual-device/android/captured/dumpsys-notification-api33.txt.
+ * - Autogroup summaries (GroupHelper, group-helper.ts): NotificationManagerService's
+ *   addAutoGroupSummary -> createAutoGroupSummary builds a StatusBarNotification in the app's
+ *   name (the triggering notification's package, opPkg, uid and initial pid; id and tag from
+ *   GroupHelper: Integer.MAX_VALUE and "ranker_group", or Android 16's section id and
+ *   `Aggregate_<section>`), on the triggering notification's channel, with the app's
+ *   EXTRA_BUILDER_APPLICATION_INFO and launch intent, setGroup(tag), setGroupSummary(true),
+ *   GROUP_ALERT_CHILDREN and setLocalOnly(true), and posts it through EnqueueNotificationRunnable,
+ *   which writes its notification_enqueue line (status 0, then 1 for each flags update;
+ *   app_provided 0 on API 35+: the system made it). Its checkDisqualifyingFeatures runs as
+ *   the system uid, so neither the rate limit nor the package cap applies. removeAutoGroupSummary
+ *   cancels it with REASON_UNAUTOBUNDLED (NotificationListenerService: 16); a package's
+ *   cancel-all (force-stop, clear data) cancels it with the children, before GroupHelper's
+ *   onNotificationRemoved (posted to NMS's handler) finds it gone.
  */
 import type { NotificationChannelSpec, NotificationSpec } from './app-framework.js';
 import { javaFloat } from './java-lang.js';
+import { NotificationFlag } from './app-framework.js';
+import { autogroupRules, GroupHelper } from './group-helper.js';
 import { NotificationRecord, notificationToString } from './notification-record.js';
 import type { SystemLog } from './system-log.js';
 import { LogPriority } from '../types.js';
@@ -35,7 +50,15 @@ export const DEFAULT_MAX_NOTIFICATION_ENQUEUE_RATE = 5;
 const MIN_PACKAGE_OVERRATE_LOG_INTERVAL = 5000;
 const TAG = 'NotificationService';
 
-export const CancelReason = { CLICK: 1, CANCEL: 2, CANCEL_ALL: 3, PACKAGE_CHANGED: 5, USER_STOPPED: 6, APP_CANCEL: 8, APP_CANCEL_ALL: 9, CLEAR_DATA: 21 } as const;
+export const CancelReason = { CLICK: 1, CANCEL: 2, CANCEL_ALL: 3, PACKAGE_CHANGED: 5, USER_STOPPED: 6, APP_CANCEL: 8, APP_CANCEL_ALL: 9, UNAUTOBUNDLED: 16, CLEAR_DATA: 21 } as const;
+
+/** Notification.GROUP_ALERT_CHILDREN. */
+const GROUP_ALERT_CHILDREN = 2;
+
+/** Notification.FLAG_AUTOGROUP_SUMMARY: a summary GroupHelper posted. */
+export function isAutogroupSummary(r: NotificationRecord): boolean {
+  return (r.notification.flags & NotificationFlag.FLAG_AUTOGROUP_SUMMARY) !== 0;
+}
 
 /** RateEstimator: exponentially weighted moving average of the inter-arrival time. */
 export class RateEstimator {
@@ -101,9 +124,82 @@ export class NotificationManagerService {
   private readonly rates = new Map<string, RateEstimator>();
   private lastOverRateLogTime = -Infinity;
   private archived = 0;
+  private readonly groups: GroupHelper;
 
   constructor(deps: NotificationManagerDeps) {
     this.deps = deps;
+    this.groups = new GroupHelper(autogroupRules(deps.apiLevel), {
+      addAutoGroupSummary: (trigger, groupName, summaryId, flags) => this.postSummary(trigger, groupName, summaryId, flags),
+      updateAutogroupSummary: (userId, pkg, groupName, flags) => {
+        const old = this.findSummary(userId, pkg, groupName);
+        if (old !== undefined) this.postSummary(old, groupName, old.id, flags, old);
+      },
+      removeAutoGroupSummary: (userId, pkg, groupName) => {
+        const r = this.findSummary(userId, pkg, groupName);
+        if (r !== undefined) this.cancelRecord(r, CancelReason.UNAUTOBUNDLED);
+      },
+      summaryFlags: (userId, pkg, groupName) => this.findSummary(userId, pkg, groupName)?.notification.flags,
+      setAutoGroup: (key, groupName) => {
+        const r = this.get(key);
+        if (r !== undefined) r.overrideGroupKey = groupName;
+      },
+    });
+  }
+
+  private findSummary(userId: number, pkg: string, groupName: string): NotificationRecord | undefined {
+    return this.list.find((r) => r.userId === userId && r.pkg === pkg && r.tag === groupName && isAutogroupSummary(r));
+  }
+
+  /**
+   * createAutoGroupSummary / updateAutobundledSummaryLocked: the summary for `source`'s package
+   * (the triggering child, or the summary being updated), posted through
+   * EnqueueNotificationRunnable.
+   */
+  private postSummary(source: NotificationRecord, groupName: string, summaryId: number, flags: number, old?: NotificationRecord): void {
+    const n = source.notification;
+    const appInfo = n.extras.find(([k]) => k === 'android.appInfo');
+    const notification: NotificationSpec = {
+      channelId: n.channelId,
+      smallIcon: n.smallIcon,
+      when: old?.notification.when ?? this.deps.now(),
+      flags,
+      priority: 0,
+      visibility: 0,
+      color: n.color,
+      contentIntent: old?.notification.contentIntent ?? `PendingIntent{${(this.deps.nextIdentityHash() >>> 0).toString(16)}: PendingIntentRecord{${(this.deps.nextIdentityHash() >>> 0).toString(16)} ${source.pkg} startActivity}}`,
+      extras: appInfo === undefined ? [] : [appInfo],
+      group: groupName,
+      groupAlertBehavior: GROUP_ALERT_CHILDREN,
+    };
+    const record = new NotificationRecord({
+      identityHash: this.deps.nextIdentityHash(),
+      pkg: source.pkg,
+      opPkg: source.opPkg,
+      uid: source.uid,
+      userId: source.userId,
+      id: summaryId,
+      tag: groupName,
+      notification,
+      channel: source.channel,
+      postTimeMs: this.deps.now(),
+      postElapsedMs: this.deps.elapsedRealtime(),
+      initialPid: source.initialPid,
+    });
+    const fields: (number | string | null)[] = [record.uid, record.initialPid, record.pkg, record.id, record.tag, record.userId, notificationToString(notification), old === undefined ? 0 : 1];
+    if (this.deps.apiLevel >= 35) fields.push(0);
+    this.deps.log.event(2750, 'notification_enqueue', fields);
+    this.place(record, old);
+  }
+
+  /** PostNotificationRunnable: the record replaces the one it updates (keeping its ranking) or joins the list; listeners hear of it. */
+  private place(record: NotificationRecord, old: NotificationRecord | undefined): void {
+    if (old !== undefined) {
+      record.copyRankingInformation(old);
+      this.list[this.list.indexOf(old)] = record;
+    } else {
+      this.list.push(record);
+    }
+    for (const o of this.observers) o.onPosted(record);
   }
 
   /** Registers an observer of posts and removals; returns the unregister function. */
@@ -174,6 +270,7 @@ export class NotificationManagerService {
       channel,
       postTimeMs: this.deps.now(),
       postElapsedMs: this.deps.elapsedRealtime(),
+      initialPid: req.callingPid,
     });
     const old = this.get(record.key);
     const elapsed = this.deps.elapsedRealtime();
@@ -209,13 +306,8 @@ export class NotificationManagerService {
       this.deps.log.slog(LogPriority.E, TAG, `Not posting notification without small icon: ${notificationToString(n)}`);
       return 'no-small-icon';
     }
-    if (old !== undefined) {
-      record.copyRankingInformation(old);
-      this.list[this.list.indexOf(old)] = record;
-    } else {
-      this.list.push(record);
-    }
-    for (const o of this.observers) o.onPosted(record);
+    this.place(record, old);
+    this.groups.onPosted(record);
     return undefined;
   }
 
@@ -227,11 +319,14 @@ export class NotificationManagerService {
 
   /** cancelAllNotificationsInt for a package (force-stop: REASON_PACKAGE_CHANGED). */
   cancelAllForPackage(pkg: string, reason: number): void {
-    for (const r of this.list.filter((x) => x.pkg === pkg)) this.cancelRecord(r, reason);
+    const gone = this.list.filter((x) => x.pkg === pkg);
+    for (const r of gone) this.cancelRecord(r, reason, false);
+    // GroupHelper.onNotificationRemoved runs later on NMS's handler: the summary is gone by then.
+    for (const r of gone) if (!isAutogroupSummary(r)) this.groups.onRemoved(r);
   }
 
   /** cancelNotificationLocked: notification_canceled with lifespan/freshness/exposure in ms. */
-  private cancelRecord(r: NotificationRecord, reason: number): void {
+  private cancelRecord(r: NotificationRecord, reason: number, tellGroupHelper = true): void {
     const i = this.list.indexOf(r);
     if (i < 0) return;
     this.list.splice(i, 1);
@@ -239,6 +334,8 @@ export class NotificationManagerService {
     for (const o of this.observers) o.onRemoved(r, reason);
     const now = this.deps.now();
     this.deps.log.event(27530, 'notification_canceled', [r.key, reason, now - r.creationTimeMs, now - r.updateTimeMs, 0, -1, -1, null]);
+    if (isAutogroupSummary(r)) this.groups.onSummaryRemoved(r.userId, r.pkg, r.tag ?? '');
+    else if (tellGroupHelper) this.groups.onRemoved(r);
   }
 
   /** `dumpsys notification [--noredact|--reveal] [p|pkg|--package PKG]`. */

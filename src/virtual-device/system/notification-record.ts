@@ -57,15 +57,30 @@ function visibilityToString(vis: number): string {
 /**
  * Notification.toString():
  * `Notification(channel=<id> shortcut=<id|null> contentView=null vibrate=null sound=null
- * defaults=0x0 flags=0x<hex> color=0x%08x[ category=<c>][ groupKey=<g>] vis=<PRIVATE|PUBLIC|SECRET>)`.
+ * defaults=0x0 flags=0x<hex> color=0x%08x[ category=<c>][ groupKey=<g>][ sortKey=<s>]
+ * vis=<PRIVATE|PUBLIC|SECRET>)`: `groupKey=` is mGroupKey (setGroup) and `sortKey=` mSortKey,
+ * each printed only when set, after the category and before the actions count
+ * (core/java/android/app/Notification.java toString(), the same at android-11.0.0_r1 through
+ * android-16.0.0_r1). An autogroup summary prints `groupKey=ranker_group`.
  */
 export function notificationToString(n: NotificationSpec): string {
   let s = `Notification(channel=${n.channelId ?? 'null'} shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x${integerToHexString(n.flags)} color=${hex08(n.color)}`;
   if (n.category !== undefined) s += ` category=${n.category}`;
-  // `if (this.mGroupKey != null) { sb.append(" groupKey="); … }` right after the category.
   if (n.group !== undefined) s += ` groupKey=${n.group}`;
+  if (n.sortKey !== undefined) s += ` sortKey=${n.sortKey}`;
   s += ` vis=${visibilityToString(n.visibility)})`;
   return s;
+}
+
+/**
+ * StatusBarNotification.groupKey(): the key when the notification has neither a group (its own
+ * or the override GroupHelper set) nor a sort key; else `user|pkg|g:<group>`, or
+ * `user|pkg|c:<channel>` for a sort key without a group.
+ */
+export function notificationGroupKey(userId: number, pkg: string, key: string, n: NotificationSpec, overrideGroupKey: string | null): string {
+  const group = overrideGroupKey ?? n.group;
+  if (group === undefined && n.sortKey === undefined) return key;
+  return `${userId}|${pkg}|${group === undefined ? `c:${n.channelId ?? 'null'}` : `g:${group}`}`;
 }
 
 /** StatusBarNotification.key(): `user|pkg|id|tag|uid`. */
@@ -103,6 +118,8 @@ export interface NotificationRecordInit {
   readonly channel: NotificationChannelSpec;
   readonly postTimeMs: number;
   readonly postElapsedMs: number;
+  /** StatusBarNotification.getInitialPid(): the poster's pid. */
+  readonly initialPid?: number;
 }
 
 export class NotificationRecord {
@@ -119,6 +136,12 @@ export class NotificationRecord {
   readonly importance: number;
   readonly originalFlags: number;
   readonly postElapsedMs: number;
+  readonly initialPid: number;
+  /**
+   * StatusBarNotification.overrideGroupKey: the group GroupHelper put the notification in
+   * (NotificationManagerService.addAutogroupKeyLocked), kept across updates.
+   */
+  overrideGroupKey: string | null = null;
   /** mCreationTimeMs: the first post time, kept across updates (copyRankingInformation). */
   creationTimeMs: number;
   /** mUpdateTimeMs: this post's time. */
@@ -141,6 +164,7 @@ export class NotificationRecord {
     this.importance = init.channel.importance;
     this.originalFlags = init.notification.flags;
     this.postElapsedMs = init.postElapsedMs;
+    this.initialPid = init.initialPid ?? 0;
     this.creationTimeMs = init.postTimeMs;
     this.updateTimeMs = init.postTimeMs;
     this.rankingTimeMs = init.notification.when !== 0 && init.notification.when <= init.postTimeMs ? init.notification.when : init.postTimeMs;
@@ -150,14 +174,17 @@ export class NotificationRecord {
   /** copyRankingInformation(previous): an update keeps the first creation time. */
   copyRankingInformation(previous: NotificationRecord): void {
     this.creationTimeMs = previous.creationTimeMs;
+    this.overrideGroupKey = previous.overrideGroupKey;
   }
 
-  /**
-   * StatusBarNotification.groupKey(): the key itself for a notification without group or sort
-   * key, `user|pkg|g:<group>` for one posted with setGroup (no override group is modelled).
-   */
+  /** StatusBarNotification.groupKey() (notificationGroupKey above). */
   get groupKey(): string {
-    return this.notification.group === undefined ? this.key : `${this.userId}|${this.pkg}|g:${this.notification.group}`;
+    return notificationGroupKey(this.userId, this.pkg, this.key, this.notification, this.overrideGroupKey);
+  }
+
+  /** StatusBarNotification.isAppGroup(): the app set a group or a sort key. */
+  get isAppGroup(): boolean {
+    return this.notification.group !== undefined || this.notification.sortKey !== undefined;
   }
 
   /** NotificationRecord.toString(). */
@@ -234,7 +261,7 @@ function dumpNotification(prefix: string, n: NotificationSpec, redact: boolean, 
   lines.push(`${prefix}contentIntent=${n.contentIntent ?? 'null'}`);
   lines.push(`${prefix}deleteIntent=null`);
   lines.push(`${prefix}number=0`);
-  lines.push(`${prefix}groupAlertBehavior=0`);
+  lines.push(`${prefix}groupAlertBehavior=${n.groupAlertBehavior ?? 0}`);
   lines.push(`${prefix}when=${n.when}`);
   lines.push(`${prefix}tickerText=null`);
   if (api >= 34) lines.push(`${prefix}vis=${n.visibility}`);
