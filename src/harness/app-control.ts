@@ -1,0 +1,142 @@
+/**
+ * The app's process and data as the harness drives them: start, stop, restart, kill mid-run,
+ * `pm clear`. Each command is a recorded step (DeviceSteps.act); waiting for the app to schedule
+ * its work again is the scheduling seam's.
+ */
+import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
+import { DedupVerifyError, ErrorCode } from '../errors.js';
+import { checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
+import type { KillMethod } from './harness.js';
+import type { ObservedLine } from './log-observer.js';
+import type { ActionLabel } from './command-log.js';
+import type { DeviceSteps } from './device-steps.js';
+
+/** How long a killed process's death line is waited for at least before `pidof` is asked instead. */
+const DEATH_LINE_MIN_WAIT_MS = 1_000;
+
+export class AppControl {
+  constructor(private readonly steps: DeviceSteps) {}
+
+  private get pkg(): string {
+    return this.steps.pkg;
+  }
+
+  private get launchComponent(): string {
+    const activity = this.steps.config.app.launchActivity ?? '.MainActivity';
+    return activity.includes('/') ? activity : `${this.pkg}/${activity}`;
+  }
+
+  /** `pm clear`, with POST_NOTIFICATIONS granted back when the app had it. */
+  async clearData(): Promise<void> {
+    const steps = this.steps;
+    // pm clear resets the app's runtime permissions (PermissionManagerServiceImpl.resetRuntimePermissionsInternal
+    // when user data is cleared, frameworks/base services/core/java/com/android/server/pm/
+    // permission/PermissionManagerServiceImpl.java): on API 33+ POST_NOTIFICATIONS goes, and every later notify()
+    // would be dropped before notification_enqueue. A fresh install as the user sets it up has it
+    // again, so it is granted back when the app had it (the restore puts every grant back).
+    const info = steps.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API ? await getPackageInfo(steps.device, this.pkg) : null;
+    const hadNotifications = info !== null && hasNotificationPermission(info, steps.apiLevel);
+    const out = await steps.act({ action: 'clear-app-data', detail: (r) => r.output }, () => steps.device.shellText(['pm', 'clear', this.pkg]));
+    steps.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
+    if (hadNotifications) {
+      const after = await getPackageInfo(steps.device, this.pkg);
+      if (after === null || !hasNotificationPermission(after, steps.apiLevel)) {
+        await steps.act({ action: 'grant', detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' }, () =>
+          setRuntimePermission(steps.device, this.pkg, POST_NOTIFICATIONS, true),
+        );
+      }
+    }
+    steps.record({ type: 'forgotten', t: await steps.deviceNow(), items: 'all' });
+  }
+
+  async start(): Promise<void> {
+    const component = this.launchComponent;
+    await this.steps.act({ action: 'start-app' }, () => startActivity(this.steps.device, component));
+  }
+
+  async restart(): Promise<void> {
+    const component = this.launchComponent;
+    const stopArgv = forceStopCommand(this.pkg);
+    const startArgv = startActivityCommand(component);
+    // `am force-stop` returns once the package is stopped: ActivityManagerShellCommand.runForceStop
+    // calls IActivityManager.forceStopPackage, which runs forceStopPackageLocked before it returns
+    // (frameworks/base services/core/java/com/android/server/am/ActivityManagerShellCommand.java,
+    // ActivityManagerService.java), so `am start` right after it in the same shell starts a new
+    // process, as when sent one after the other.
+    const [stopped, started] = await this.steps.actInSequence([
+      { label: { action: 'force-stop' }, argv: stopArgv },
+      { label: { action: 'start-app' }, argv: startArgv },
+    ]);
+    if (stopped !== undefined) checkForceStop(stopArgv, stopped);
+    if (started === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${startArgv.join(' ')}\` did not run after \`${stopArgv.join(' ')}\``);
+    checkStartActivity(this.steps.device.serial, component, startArgv, started);
+  }
+
+  async forceStop(): Promise<void> {
+    await this.steps.act({ action: 'force-stop' }, () => forceStop(this.steps.device, this.pkg));
+  }
+
+  async startProcessWithoutActivity(): Promise<void> {
+    // WorkManager's diagnostics receiver is exported (permission DUMP, which the shell holds):
+    // the broadcast starts the process without any activity (androidx work/work-runtime/src/main/
+    // AndroidManifest.xml: DiagnosticsReceiver, exported, permission android.permission.DUMP).
+    await this.steps.act({ action: 'start-process', detail: 'start the process without an activity' }, () =>
+      sendBroadcast(this.steps.device, {
+        action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
+        pkg: this.pkg,
+        includeStoppedPackages: true,
+      }),
+    );
+  }
+
+  /**
+   * Kills the app process while the worker is held, and checks it is really gone (a kill that
+   * did not take would let the worker go on unobserved), with the log stream synced up to then.
+   */
+  async kill(method: KillMethod, label: ActionLabel): Promise<string[]> {
+    const steps = this.steps;
+    const { observer, clock } = steps.ctx;
+    const commandMs = steps.config.timeouts.commandMs;
+    const pids = async (): Promise<string> => (await steps.device.shell(['pidof', this.pkg])).stdout.toString('utf8').trim();
+    let argv: string[];
+    switch (method) {
+      case 'force-stop':
+        argv = ['am', 'force-stop', this.pkg];
+        await steps.act(label, () => forceStop(steps.device, this.pkg));
+        break;
+      case 'signal': {
+        const pid = await pids();
+        if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
+        argv = ['run-as', this.pkg, 'kill', runAsKillSignal(steps.apiLevel), pid];
+        const from = observer.position;
+        const sentAt = clock.monotonic();
+        await steps.act(label, () => steps.device.shellText(argv));
+        // A process that dies without ActivityManager killing it is reported by
+        // ActivityManagerService.appDiedLocked: reportUidInfoMessageLocked(TAG, "Process " +
+        // app.processName + " (pid " + pid + ") has died: " + …), which Slog.i's it to the system
+        // log (frameworks/base services/core/java/com/android/server/am/ActivityManagerService.java).
+        // That line in the session's stream says the process is gone, and comes after every line
+        // the process logged: no `pidof` and no sync marker are then needed.
+        const waitMs = Math.min(commandMs, Math.max(DEATH_LINE_MIN_WAIT_MS, 4 * (clock.monotonic() - sentAt)));
+        const died = (l: ObservedLine): boolean => l.tag === 'ActivityManager' && l.message.startsWith(`Process ${this.pkg} (pid ${pid}) has died`);
+        if (await observer.waitFor(from, died, waitMs, `the death of ${this.pkg} (pid ${pid})`).then(() => true, () => false)) return argv;
+        break;
+      }
+      default: {
+        const unreachable: never = method;
+        throw new Error(`unknown kill method ${String(unreachable)}`);
+      }
+    }
+    // Whether the process is gone (asked of the shell when the stream has not said so), and every
+    // line it logged before it died (the stream synced), asked at once: the two do not depend on
+    // each other.
+    const [left] = await Promise.all([pids(), observer.sync(commandMs)]);
+    if (left !== '') {
+      throw new DedupVerifyError(
+        ErrorCode.DeviceCommand,
+        `\`${argv.join(' ')}\` left ${this.pkg} running (pid ${left}); the kill point cannot be observed on this device.`,
+      );
+    }
+    return argv;
+  }
+}

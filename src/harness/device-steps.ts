@@ -1,0 +1,264 @@
+/**
+ * What every part of the harness over a real device shares: the session's device wrapped in a
+ * RecordingDevice, the history and repro steps being written, the labelled steps (`act`), the
+ * batched reads (`read`) and the device clock's moves. DeviceHarness and its seams
+ * (src/harness/seams/) send every command through one instance of this class.
+ *
+ * Every command goes through the RecordingDevice: the history's `action` events of device
+ * commands, and the repro script made from them, are what was really sent (command-log.ts),
+ * each labelled with the harness step that sent it (`act`).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AndroidDevice, ShellResult } from '../device/android-device.js';
+import { RecordingDevice } from '../device/recording-device.js';
+import type { Config } from '../config/types.js';
+import type { HistoryEvent, RunOutcome as HistoryRunOutcome } from '../history/events.js';
+import { DedupVerifyError, DeviceCommandError, ErrorCode, describeError } from '../errors.js';
+import { deviceTimeRead, readDeviceTimeMs, setDeviceTime, setTimeCommand, setTimeTook, type SetTimeMethod } from '../android/clock.js';
+import { runReads, type ReadValues, type ShellRead } from '../android/shell-reads.js';
+import type { ReproStep } from './actions.js';
+import { commandEvents, isReadOnlyCommand, type ActionLabel } from './command-log.js';
+import type { SessionContext } from './device-harness.js';
+
+/** A command of a sequence sent in one shell invocation, with the label of its own step. */
+export interface SequenceStep {
+  readonly label: ActionLabel;
+  readonly argv: readonly string[];
+}
+
+export class DeviceSteps {
+  readonly config: Config;
+  readonly apiLevel: number;
+  readonly notes: string[] = [];
+  readonly history: HistoryEvent[] = [];
+  readonly reproSteps: ReproStep[] = [];
+  /**
+   * The session's device, recording every command the scenario sends (command-log.ts turns the
+   * records into `action` events). Times: the device clock as last measured; durations: the
+   * host's monotonic clock.
+   */
+  private readonly recorder: RecordingDevice<ActionLabel>;
+  /** The step of the harness the commands being sent belong to (see `act`). */
+  private readonly labels = new AsyncLocalStorage<ActionLabel>();
+  /** Records of the recorder looked at by changesSent, and how many of them changed the device. */
+  private scannedRecords = 0;
+  private changeCount = 0;
+  /** Reads still running whose results are no longer needed (a poll overtaken by the event it looked for). */
+  readonly inFlight: Promise<unknown>[] = [];
+
+  constructor(readonly ctx: SessionContext) {
+    this.config = ctx.config;
+    this.apiLevel = ctx.apiLevel;
+    ctx.deviceClock.remeasure();
+    this.recorder = new RecordingDevice<ActionLabel>(ctx.device, {
+      clock: { now: () => this.deviceTimeEstimate(), monotonic: () => ctx.clock.monotonic() },
+      context: () => this.labels.getStore(),
+    });
+  }
+
+  get device(): AndroidDevice {
+    return this.recorder;
+  }
+
+  get pkg(): string {
+    return this.config.app.package;
+  }
+
+  throwIfAborted(): void {
+    if (this.ctx.signal.aborted) {
+      throw new DedupVerifyError(ErrorCode.Internal, `stopped: ${describeError(this.ctx.signal.reason)}`);
+    }
+  }
+
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  record(event: HistoryEvent): void {
+    this.flushCommands();
+    this.append(event);
+  }
+
+  private append(event: HistoryEvent, data?: Buffer): void {
+    this.history.push(event);
+    // A fault is the fixture server's: its repro step is the fault step, with the plan itself.
+    if (event.type === 'action' && event.action !== 'fault') this.reproSteps.push({ kind: 'action', event, ...(data !== undefined ? { data } : {}) });
+    else if (event.type === 'run-finished') this.reproSteps.push({ kind: 'run-finished', event });
+  }
+
+  /** The device commands sent since the last call, as action events (command-log.ts). */
+  flushCommands(): void {
+    const records = this.recorder.takeFinished();
+    if (records.length === 0) return;
+    for (const { event, data } of commandEvents(records)) this.append(event, data);
+  }
+
+  /**
+   * Runs one step of the harness: the commands it sends that change the device are recorded
+   * with `label` (their action name, run, detail), and land in the history as the step ends.
+   */
+  async act<T>(label: ActionLabel, step: () => Promise<T>): Promise<T> {
+    await this.flushPendingClock();
+    try {
+      return await this.labels.run(label, step);
+    } finally {
+      this.flushCommands();
+    }
+  }
+
+  /**
+   * Commands that change the device, one after another in one shell invocation, each with the
+   * label of its own step (RecordingDevice.shellSequence): a command runs only when the one
+   * before it exited 0; the results end at the first that did not. Each is recorded and lands in
+   * the history as its own action event, as if sent on its own. A set of the clock that waits
+   * for the next change (DeviceClock.willSet) goes first in the same invocation.
+   */
+  async actInSequence(steps: readonly SequenceStep[]): Promise<ShellResult[]> {
+    const to = this.ctx.deviceClock.takePendingSet();
+    if (to === undefined) return this.sendSequence(steps);
+    const before = this.ctx.clock.now();
+    // The events of the invocation are timed at the time the set gives the clock: the events
+    // timed while the set waited (a feed served, the run's start) already carry that time, and
+    // the history stays in device-time order.
+    const [set, ...rest] = await this.sendSequence([{ label: this.setTimeLabel(to), argv: setTimeCommand(to), startedAt: to }, ...steps.map((step) => ({ ...step, startedAt: to }))]);
+    if (set !== undefined && setTimeTook(set)) {
+      this.ctx.deviceClock.wasSet(to, before, this.ctx.clock.now(), 'cmd-alarm');
+      return rest;
+    }
+    if (rest.length > 0) {
+      // Exit 0 but the text of a shell without the command: what followed ran at the old time.
+      throw new DeviceCommandError(`\`cmd alarm set-time\` stopped setting the clock of ${this.device.serial} part-way through the session: ${(set?.stdout.toString('utf8') ?? '').trim() || (set?.stderr ?? '').trim()}`, {
+        command: setTimeCommand(to).join(' '),
+        ...(set !== undefined ? { exitCode: set.exitCode, stderr: set.stderr } : {}),
+      });
+    }
+    // The set failed and nothing after it ran: setDeviceTime's other way (or its error), then the steps.
+    this.ctx.deviceClock.setWith = undefined;
+    await this.setClock(to);
+    return this.sendSequence(steps);
+  }
+
+  private async sendSequence(steps: readonly (SequenceStep & { readonly startedAt?: number })[]): Promise<ShellResult[]> {
+    try {
+      return await this.recorder.shellSequence(steps.map((step) => ({ command: step.argv, context: step.label, ...(step.startedAt !== undefined ? { startedAt: step.startedAt } : {}) })));
+    } finally {
+      this.flushCommands();
+    }
+  }
+
+  /**
+   * The device time now, from the host clock and the offset measured at the last clock read or
+   * set (for events that need a time but not a device round trip of their own).
+   */
+  deviceTimeEstimate(): number {
+    return this.ctx.deviceClock.now() ?? this.ctx.clock.now();
+  }
+
+  /**
+   * Sends `reads` in one shell invocation (src/device/shell-batch.ts), with a `date` when the
+   * device clock's offset wants measuring (device-clock.ts): one round trip for all of them.
+   */
+  async read<const R extends readonly ShellRead<unknown>[]>(reads: R): Promise<ReadValues<R>> {
+    const clock = this.ctx.deviceClock;
+    if (!clock.wantsReading) return runReads(this.device, reads);
+    const before = this.ctx.clock.now();
+    const [deviceMs, ...values] = await runReads(this.device, [deviceTimeRead(), ...reads]);
+    const after = this.ctx.clock.now();
+    if (deviceMs !== null) clock.measured(deviceMs, before, after);
+    else await this.measureClock();
+    return values;
+  }
+
+  /** `date` on its own (with readDeviceTimeMs's fallback for a toybox without %N). */
+  private async measureClock(): Promise<number> {
+    const before = this.ctx.clock.now();
+    const now = await readDeviceTimeMs(this.device);
+    this.ctx.deviceClock.measured(now, before, this.ctx.clock.now());
+    return now;
+  }
+
+  /** How many commands that change the device (command-log.ts) the harness has sent so far. */
+  changesSent(): number {
+    const records = this.recorder.records;
+    for (; this.scannedRecords < records.length; this.scannedRecords++) {
+      if (!isReadOnlyCommand(records[this.scannedRecords]!)) this.changeCount++;
+    }
+    return this.changeCount;
+  }
+
+  /** Whether nothing can have changed a read taken at `changes` commands and `journal` requests. */
+  stillHolds(read: { readonly changes: number; readonly journal: number }): boolean {
+    return read.changes === this.changesSent() && read.journal === this.ctx.server.journal().length;
+  }
+
+  /** Records a step of the harness that is not one device command (those record themselves). */
+  action(action: string, fields: { detail?: string; outcome?: HistoryRunOutcome; statuses?: readonly number[]; evidence?: readonly string[] } = {}): void {
+    this.record({
+      type: 'action',
+      t: this.deviceTimeEstimate(),
+      action,
+      ...(fields.outcome !== undefined ? { outcome: fields.outcome } : {}),
+      ...(fields.statuses !== undefined ? { statuses: [...fields.statuses] } : {}),
+      ...(fields.detail !== undefined ? { detail: fields.detail } : {}),
+      ...(fields.evidence !== undefined && fields.evidence.length > 0 ? { evidence: [...fields.evidence] } : {}),
+    });
+  }
+
+  // ---------------------------------------------------------------- clock
+
+  /** The device time now: host clock + the offset measured with earlier reads, or one `date` before the first. */
+  async deviceNow(): Promise<number> {
+    const known = this.ctx.deviceClock.now();
+    if (known !== undefined) return known;
+    await this.read([]);
+    return this.deviceTimeEstimate();
+  }
+
+  private setTimeLabel(ms: number): ActionLabel {
+    return { action: 'set-time', detail: `clock to ${new Date(ms).toISOString()}` };
+  }
+
+  /**
+   * Sends the set of the clock that waits for the next change (DeviceClock.willSet) on its own.
+   * While it goes out the device time is still reckoned from it, so its event carries the time it
+   * sets, as the events timed while it waited do.
+   */
+  private async flushPendingClock(): Promise<void> {
+    const clock = this.ctx.deviceClock;
+    if (!clock.hasPendingSet) return;
+    const to = clock.now()!;
+    const before = this.ctx.clock.now();
+    let method: SetTimeMethod;
+    try {
+      method = await this.labels.run(this.setTimeLabel(to), () => setDeviceTime(this.device, to));
+    } finally {
+      clock.takePendingSet();
+      this.flushCommands();
+    }
+    clock.wasSet(to, before, this.ctx.clock.now(), method);
+  }
+
+  private async setClock(ms: number): Promise<void> {
+    // A set that still waited is superseded by this one.
+    this.ctx.deviceClock.takePendingSet();
+    const before = this.ctx.clock.now();
+    const method = await this.act(this.setTimeLabel(ms), () => setDeviceTime(this.device, ms));
+    this.ctx.deviceClock.wasSet(ms, before, this.ctx.clock.now(), method);
+  }
+
+  /**
+   * Moves the device clock to `ms`: once `cmd alarm set-time` is known to set this device's clock
+   * (setDeviceTime's first way), the set waits for the next command that changes the device and
+   * goes in the same shell invocation (actInSequence), or just before it (act); until then the
+   * device time is reckoned from the set (DeviceClock.willSet). Otherwise it is sent now.
+   */
+  async moveClock(ms: number): Promise<void> {
+    if (this.ctx.deviceClock.setWith === 'cmd-alarm') this.ctx.deviceClock.willSet(ms, this.ctx.clock.now());
+    else await this.setClock(ms);
+  }
+}
+
+/** Backoff between polls of a device state that has no event (job registration). */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

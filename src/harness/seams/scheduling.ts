@@ -1,0 +1,502 @@
+/**
+ * How the app's periodic work is scheduled and run (one of the harness's four seams; docs/design.md
+ * §3, config `work`). A Scheduling opens the guard (moves the clock to the next run's time),
+ * starts a forced run, says how a run ended, and waits for the app to schedule its work again
+ * after a start.
+ */
+import type { OutcomeSource, ScheduleSpec } from '../../history/events.js';
+import { describeRowChange, outcomeFromRows, WorkState, type WorkSpecRow } from '../../android/work-spec.js';
+import { DedupVerifyError, ErrorCode, TimeoutError } from '../../errors.js';
+import { findJob, getJobState, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
+import type { JobEntry } from '../../android/parsers/job-scheduler.js';
+import { workSnapshotRead, nextRunTime } from '../work-state.js';
+import type { RunOutcome, WorkSnapshot } from '../harness.js';
+import type { ObservedLine } from '../log-observer.js';
+import type { ActionLabel } from '../command-log.js';
+import { delay, type DeviceSteps } from '../device-steps.js';
+import type { DedupStore } from './dedup-store.js';
+import type { ShellRead } from '../../android/shell-reads.js';
+
+/** How a run ended and where that was read (the run-finished event's `outcomeFrom`). */
+export interface RunEnd {
+  readonly outcome: RunOutcome;
+  readonly from?: OutcomeSource;
+  /** What the outcome was read from, for the run's evidence. */
+  readonly evidence?: string;
+}
+
+/** A forced run as the scheduler took it. */
+export type ForcedStart =
+  | {
+      readonly kind: 'refused';
+      /** The device time of the run (the clock was moved to it). */
+      readonly deviceTime: number;
+      /** Whether the run command was sent (beforeSend was called). */
+      readonly sent: boolean;
+      readonly evidence: readonly string[];
+    }
+  | {
+      readonly kind: 'running';
+      readonly deviceTime: number;
+      readonly evidence: readonly string[];
+      /** Waits for the run's end (logFrom, journalFrom: the stream and journal positions at its start). */
+      settle(run: number, logFrom: number, journalFrom: number): Promise<RunEnd>;
+    };
+
+export interface ForceStartRequest {
+  /** A probe: forced without moving the clock (no run is due). */
+  readonly probe: boolean;
+  readonly label: ActionLabel;
+  /** Called once the run's device time is known, before anything is sent to start it. */
+  planned(deviceTime: number): void;
+  /** Called just before the run command is sent. */
+  beforeSend(): void;
+}
+
+export interface Scheduling {
+  /** Moves the clock to the next run's time when it is not due yet; the device time of the run. */
+  openGuard(): Promise<number>;
+  forceStart(request: ForceStartRequest): Promise<ForcedStart>;
+  /** Whether `line` is the scheduler's line for the end of a run (a run the device started itself). */
+  isRunEndLine(line: ObservedLine): boolean;
+  /** The end of a run the device started by itself, seen since the stream and journal positions `seen`. */
+  awaitUnforcedEnd(seen: { readonly journal: number; readonly log: number }, workerRan: boolean): Promise<RunEnd>;
+  /** After a start of the app: waits until the app has scheduled its work. */
+  waitForSchedule(): Promise<void>;
+  /** The scheduler's state, as a `schedule` history event. */
+  readWork(label?: string): Promise<WorkSnapshot>;
+  /**
+   * Sends `read` in one invocation with the scheduler's own state, which the next forced run
+   * plans from while nothing has changed the device since (one round trip less per run).
+   */
+  readWithState<T>(read: ShellRead<T>): Promise<T>;
+}
+
+interface JobRef {
+  readonly id: number;
+  readonly namespace: string | null;
+}
+
+/** WorkManager's state and the app's jobs, read together, with what had happened when they were read. */
+interface WorkRead {
+  readonly work: WorkSnapshot;
+  readonly jobs: readonly JobEntry[];
+  /** Commands that change the device sent before the read, and the journal's length then. */
+  readonly changes: number;
+  readonly journal: number;
+}
+
+interface Guard {
+  readonly now: number;
+  readonly work: WorkSnapshot;
+  readonly jobs: readonly JobEntry[];
+  readonly setTo?: number;
+  readonly from?: number;
+  readonly due?: number;
+}
+
+/** Result line of androidx WorkerWrapper (androidx `work/work-runtime/.../WorkerWrapper.kt`, INFO, tag WM-WorkerWrapper). */
+const RESULT_LINE = /^Worker result (SUCCESS|RETRY|FAILURE) for Work \[ id=([0-9a-fA-F-]+)/;
+const RESULT_OUTCOME: Record<string, RunOutcome> = { SUCCESS: 'success', RETRY: 'retry', FAILURE: 'failure' };
+
+function resultEnd(line: ObservedLine): RunEnd {
+  return { outcome: RESULT_OUTCOME[RESULT_LINE.exec(line.message)?.[1] ?? ''] ?? 'success', from: 'result-line' };
+}
+/** How long a forced run may take to show any sign of life before it counts as refused. */
+const REFUSED_AFTER_MS = 5_000;
+/** The first look at a started job's state comes no sooner than this after `cmd jobscheduler run` returned. */
+const FIRST_JOB_POLL_MS = 50;
+/** The longest wait between two looks at a started job's state. */
+const MAX_JOB_POLL_MS = 400;
+
+/**
+ * Periodic work enqueued with androidx WorkManager: its WorkSpec and SystemIdInfo rows in the
+ * app's workdb, its job in JobScheduler (SystemJobService), its end in WorkerWrapper's result
+ * line or, when WorkManager logs below INFO, in the WorkSpec's row.
+ */
+export class WorkManagerScheduling implements Scheduling {
+  /** The last WorkManager state and job list read, reused while nothing can have changed them. */
+  private lastWorkRead: WorkRead | undefined;
+  /** A run's outcome was read from the workdb (no result line): said once in the notes. */
+  private loggedBelowInfo = false;
+
+  constructor(
+    private readonly steps: DeviceSteps,
+    private readonly store: DedupStore,
+  ) {}
+
+  private get pkg(): string {
+    return this.steps.pkg;
+  }
+
+  async openGuard(): Promise<number> {
+    const guard = await this.planGuard();
+    await this.moveClockFor(guard);
+    return guard.now;
+  }
+
+  /**
+   * What opening the guard takes, with the WorkManager state and the jobs it read: one read of
+   * the workdb per run (none when the last read still holds), the next run time computed on the
+   * host. `setTo`: the device time the clock must be set to first (the run's time: `now`).
+   */
+  private async planGuard(): Promise<Guard> {
+    const { work, jobs } = await this.currentWork();
+    const now = await this.steps.deviceNow();
+    const spec = work.primary;
+    if (!spec) return { now, work, jobs };
+    const due = nextRunTime(spec, now);
+    if (now >= due) return { now, work, jobs };
+    const target = due + 1_000;
+    return { now: target, work, jobs, setTo: target, from: now, due };
+  }
+
+  private clockMovedNote(guard: Guard): void {
+    if (guard.setTo === undefined || guard.from === undefined || guard.due === undefined) return;
+    this.steps.note(`clock moved from ${new Date(guard.from).toISOString()} to ${new Date(guard.setTo).toISOString()} (next run due ${new Date(guard.due).toISOString()})`);
+  }
+
+  private async moveClockFor(guard: Guard): Promise<void> {
+    if (guard.setTo === undefined) return;
+    await this.steps.moveClock(guard.setTo);
+    this.clockMovedNote(guard);
+  }
+
+  /** `cmd jobscheduler run` for `request`, in one invocation with the set of the clock that waits for it. */
+  private async runInSequence(request: RunJobRequest, label: ActionLabel): Promise<RunJobOutcome> {
+    const argv = runJobCommand(request);
+    const [run] = await this.steps.actInSequence([{ label, argv }]);
+    if (run === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+    return runJobOutcome(argv, run);
+  }
+
+  async forceStart(request: ForceStartRequest): Promise<ForcedStart> {
+    const steps = this.steps;
+    const { probe } = request;
+    const plan = async (): Promise<Guard> => (probe ? await this.currentWork().then(async (r) => ({ ...r, now: await steps.deviceNow() })) : await this.planGuard());
+    let guard = await plan();
+    if (this.awaitsRescheduling(guard)) {
+      await this.waitForRescheduledJob();
+      guard = await plan();
+    }
+    const { now: deviceTime, work, jobs } = guard;
+    const spec = work.primary;
+    request.planned(deviceTime);
+    const refused = async (why: string): Promise<ForcedStart> => {
+      await this.moveClockFor(guard);
+      return { kind: 'refused', deviceTime, sent: false, evidence: [why] };
+    };
+    if (!spec || spec.systemId === undefined) {
+      return refused(`no scheduled job for the unique work "${steps.config.work.uniqueName}" (WorkSpec ${spec ? 'without SystemIdInfo' : 'missing'})`);
+    }
+    const jobId = spec.systemId;
+    // The job list read with the WorkSpec, before the clock moved: on API 23+ WorkManager does not
+    // reschedule on TIME_SET (androidx work-runtime RescheduleReceiver.java: onReceive only hands
+    // its PendingResult to WorkManagerImpl.setReschedulePendingResult), so the job is the same
+    // after the set. A job not listed then (WorkManager re-registers a periodic job as a run
+    // ends) is looked up again.
+    const query = { pkg: this.pkg, jobId, serviceClass: WORKMANAGER_JOB_SERVICE };
+    const job = selectJob(jobs, query) ?? (await findJob(steps.device, query));
+    if (!job) return refused(`job ${spec.systemId} of ${this.pkg} is not registered with JobScheduler (dumpsys jobscheduler ${this.pkg})`);
+    request.beforeSend();
+    const runRequest: RunJobRequest = { pkg: this.pkg, id: jobId, namespace: job.namespace, force: true };
+    const sentAt = steps.ctx.clock.monotonic();
+    // The clock goes to the run's time with the run command itself when it can (one invocation).
+    if (guard.setTo !== undefined) await steps.moveClock(guard.setTo);
+    const started = steps.ctx.deviceClock.hasPendingSet ? await this.runInSequence(runRequest, request.label) : await steps.act(request.label, () => runJob(steps.device, runRequest));
+    this.clockMovedNote(guard);
+    const roundTripMs = steps.ctx.clock.monotonic() - sentAt;
+    const evidence = [`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`];
+    if (started.result.kind !== 'running') return { kind: 'refused', deviceTime, sent: true, evidence };
+    const ref: JobRef = { id: jobId, namespace: job.namespace };
+    return { kind: 'running', deviceTime, evidence, settle: (run, logFrom, journalFrom) => this.settle(run, logFrom, journalFrom, spec, ref, roundTripMs) };
+  }
+
+  /**
+   * Waits for the end of a started run: WorkManager's result line for the WorkSpec or, when
+   * WorkManager logs nothing at INFO, its row in the workdb once JobScheduler has let the job go
+   * (awaitEnd). A run that shows no sign of life (no result line, no fetch, job not active) is
+   * refused: WorkerWrapper delayed it ("before schedule"), which it logs only at DEBUG.
+   */
+  private async settle(run: number, logFrom: number, journalFrom: number, before: WorkSpecRow, job: JobRef, roundTripMs: number): Promise<RunEnd> {
+    const { observer, server, clock } = this.steps.ctx;
+    const { timeouts } = this.steps.config;
+    const isResult = (l: ObservedLine): boolean => l.tag === 'WM-WorkerWrapper' && RESULT_LINE.exec(l.message)?.[2] === before.id;
+    const resultLine = observer.waitFor(logFrom, isResult, timeouts.runMs, `WM-WorkerWrapper result for run ${run}`);
+    resultLine.catch(() => undefined);
+    const deadline = clock.monotonic() + REFUSED_AFTER_MS;
+    // JobScheduler's state is looked at only while the run shows no sign of life (no fetch, no
+    // result line), first after the time `cmd jobscheduler run` itself took to answer (a run
+    // that started shows itself within about one round trip on any link), then backing off.
+    const firstPollMs = Math.min(Math.max(FIRST_JOB_POLL_MS, roundTripMs), MAX_JOB_POLL_MS);
+    let delayMs = firstPollMs;
+    const ended = (): Promise<RunEnd> => this.awaitEnd({ what: `run ${run}`, logFrom, isResult, resultLine, job, before, workerRan: true, firstPollMs });
+    for (;;) {
+      const done = await Promise.race([resultLine, delay(delayMs).then(() => null)]);
+      if (done) return resultEnd(done);
+      if (server.journal().length > journalFrom) return ended();
+      // `cmd jobscheduler run` leaves the job pending or active when it returns (JobSchedulerService
+      // executeRunCommand: queueReadyJobsForExecutionLocked + maybeRunPendingJobsLocked), so a job
+      // that is neither, with no fetch and no result line, has ended: WorkerWrapper delayed it.
+      // A result line that comes while JobScheduler is being asked ends the wait at once; the
+      // question's answer is awaited with the run's reads (collect), so its record is complete.
+      const poll = this.jobBusy(job);
+      this.steps.inFlight.push(poll.catch(() => undefined));
+      const busy = await Promise.race([poll, resultLine.then(() => 'result' as const)]);
+      if (busy === 'result') return resultEnd(await resultLine);
+      const fetched = server.journal().length > journalFrom;
+      if (!fetched && (busy === false || (busy === undefined && clock.monotonic() > deadline))) {
+        await observer.sync(timeouts.commandMs);
+        const late = observer.since(logFrom).find(isResult);
+        if (late) return resultEnd(late);
+        if (server.journal().length === journalFrom) return { outcome: 'refused' };
+      }
+      if (fetched) return ended();
+      delayMs = Math.min(delayMs * 2, MAX_JOB_POLL_MS);
+    }
+  }
+
+  /**
+   * The end of a run whose worker is known to be running (it fetched) or to have run: the
+   * result line, or, when none has come by the time JobScheduler no longer has the job active
+   * or pending, the WorkSpec's row in the workdb (outcomeFromRows: how WorkerWrapper's
+   * success, retry and failure change it). WorkerWrapper writes the row in its launch()
+   * transaction before the future that ends the job completes (androidx WorkerWrapper.kt
+   * @07c97258 launch(); Processor.onExecuted → SystemJobService.onExecuted → jobFinished), so a
+   * job JobScheduler has let go has its outcome in the workdb. JobScheduler is asked with a
+   * backoff, racing the result line; a row still RUNNING is asked again. The deadline is the
+   * config's runMs, as for the result line.
+   */
+  private async awaitEnd(a: {
+    what: string;
+    logFrom: number;
+    isResult: (l: ObservedLine) => boolean;
+    resultLine: Promise<ObservedLine>;
+    job: JobRef | undefined;
+    before: WorkSpecRow | undefined;
+    workerRan: boolean;
+    firstPollMs: number;
+  }): Promise<RunEnd> {
+    const { observer, clock } = this.steps.ctx;
+    const runMs = this.steps.config.timeouts.runMs;
+    const deadline = clock.monotonic() + runMs;
+    const line = a.resultLine.then(
+      (l) => ({ kind: 'line' as const, l }),
+      () => ({ kind: 'timeout' as const }),
+    );
+    let delayMs = a.firstPollMs;
+    let why = 'JobScheduler kept the job active';
+    for (;;) {
+      const waited = await Promise.race([line, delay(delayMs).then(() => ({ kind: 'poll' as const }))]);
+      if (waited.kind === 'line') return resultEnd(waited.l);
+      if (waited.kind === 'poll' && a.job !== undefined) {
+        const poll = this.jobBusy(a.job);
+        this.steps.inFlight.push(poll.catch(() => undefined));
+        const busy = await Promise.race([poll, line]);
+        if (typeof busy === 'object' && busy.kind === 'line') return resultEnd(busy.l);
+        if (busy !== true) {
+          await observer.sync(this.steps.config.timeouts.commandMs);
+          const late = observer.since(a.logFrom).find(a.isResult);
+          if (late) return resultEnd(late);
+          const { work } = await this.readWorkState();
+          const id = a.before?.id ?? work.primary?.id;
+          const after = [...work.namedSpecs, ...work.workerSpecs].find((spec) => spec.id === id);
+          const row = outcomeFromRows(a.before, after, a.workerRan);
+          const read = `no WM-WorkerWrapper result line; outcome read from the workdb after JobScheduler let job ${a.job.id} go: ${describeRowChange(a.before, after)}`;
+          switch (row.kind) {
+            case 'success':
+            case 'failure':
+            case 'finished':
+            case 'retry':
+              this.noteLogLevel(a.what, row.kind);
+              return { outcome: row.kind, from: 'workdb', evidence: read };
+            case 'running':
+              why = 'its WorkSpec was still RUNNING';
+              break;
+            case 'not-run':
+              why = 'its WorkSpec did not change';
+              break;
+            case 'undecided':
+              why = row.why;
+              break;
+            default: {
+              const unreachable: never = row;
+              throw new Error(`unknown row outcome ${String(unreachable)}`);
+            }
+          }
+        }
+      }
+      if (waited.kind === 'timeout' || clock.monotonic() > deadline) {
+        throw new TimeoutError(`${a.what}: no WM-WorkerWrapper result line within ${runMs} ms, and the workdb did not say how it ended (${why}). Raise timeouts.runMs in the config if the app's worker takes longer.`, runMs);
+      }
+      delayMs = Math.min(delayMs * 2, MAX_JOB_POLL_MS);
+    }
+  }
+
+  /** Once per harness: runs end without result lines here, so their outcomes come from the workdb. */
+  private noteLogLevel(what: string, outcome: RunOutcome): void {
+    if (this.loggedBelowInfo) return;
+    this.loggedBelowInfo = true;
+    this.steps.note(
+      `${what} ended ${outcome} with no "Worker result" line: WorkManager logs nothing at INFO in this app (its Configuration sets a minimum logging level above Log.INFO), so run outcomes come from the workdb (state, run_attempt_count, last_enqueue_time, period_count); success and failure of periodic work read as "finished"`,
+    );
+  }
+
+  /** Whether JobScheduler still has the job pending or running; undefined when it cannot say. */
+  private async jobBusy(job: JobRef): Promise<boolean | undefined> {
+    const state = await getJobState(this.steps.device, { pkg: this.pkg, id: job.id, namespace: job.namespace });
+    if (state.kind !== 'known') return state.reason === 'no-job' ? false : undefined;
+    return state.states.includes('active') || state.states.includes('pending');
+  }
+
+  isRunEndLine(line: ObservedLine): boolean {
+    return line.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(line.message);
+  }
+
+  /**
+   * Lets a run the device started by itself finish: its result line ends it, or (WorkManager
+   * logging below INFO) its WorkSpec's row once JobScheduler has let the job go. The row read
+   * before is the "before" only when it was read before this run fetched anything.
+   */
+  async awaitUnforcedEnd(seen: { readonly journal: number; readonly log: number }, workerRan: boolean): Promise<RunEnd> {
+    const isResult = (l: ObservedLine): boolean => this.isRunEndLine(l);
+    const resultLine = this.steps.ctx.observer.waitFor(seen.log, isResult, this.steps.config.timeouts.runMs, 'the result line of a run the device started by itself');
+    resultLine.catch(() => undefined);
+    const last = this.lastWorkRead;
+    const known = last?.work.primary;
+    const before = last !== undefined && last.journal <= seen.journal ? known : undefined;
+    return this.awaitEnd({
+      what: 'a run the device started by itself',
+      logFrom: seen.log,
+      isResult,
+      resultLine,
+      job: known?.systemId === undefined ? undefined : { id: known.systemId, namespace: selectJob(last?.jobs ?? [], { pkg: this.pkg, jobId: known.systemId, serviceClass: WORKMANAGER_JOB_SERVICE })?.namespace ?? null },
+      before,
+      workerRan,
+      firstPollMs: FIRST_JOB_POLL_MS,
+    });
+  }
+
+  /**
+   * Whether the unique work is enqueued but its job is not (yet) there: the WorkSpec has no
+   * SystemIdInfo, or JobScheduler does not list its id. After a run WorkManager re-registers the
+   * work asynchronously: Schedulers.registerRescheduling posts to WorkManager's serial task
+   * executor, after the result line, SystemJobScheduler.cancel (the job and its SystemIdInfo row
+   * go) and Schedulers.schedule (a new id from IdGenerator, then JobScheduler.schedule) (androidx
+   * work/work-runtime/src/main/java/androidx/work/impl/Schedulers.java registerRescheduling,
+   * WorkManagerImpl.java's constructor passing taskExecutor.getSerialTaskExecutor()).
+   */
+  private awaitsRescheduling(read: { work: WorkSnapshot; jobs: readonly JobEntry[] }): boolean {
+    const spec = read.work.primary;
+    if (spec === undefined || spec.state !== WorkState.ENQUEUED) return false;
+    return spec.systemId === undefined || selectJob(read.jobs, { pkg: this.pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE }) === null;
+  }
+
+  /**
+   * Waits, up to REFUSED_AFTER_MS, for WorkManager's new job id (see awaitsRescheduling); a run
+   * whose job is still missing then is refused by forceStart.
+   */
+  private async waitForRescheduledJob(): Promise<void> {
+    const clock = this.steps.ctx.clock;
+    const deadline = clock.monotonic() + REFUSED_AFTER_MS;
+    let delayMs = FIRST_JOB_POLL_MS;
+    for (;;) {
+      const state = await this.readWorkState().catch(() => undefined);
+      if (state !== undefined && !this.awaitsRescheduling(state)) return;
+      if (clock.monotonic() > deadline) return;
+      await delay(delayMs);
+      delayMs = Math.min(delayMs * 2, MAX_JOB_POLL_MS);
+    }
+  }
+
+  /**
+   * The app schedules its work when its process starts; wait until JobScheduler has the job.
+   * Neither WorkManager nor JobScheduler logs a scheduling above DEBUG, so this polls the workdb
+   * and the job list (one shell invocation each time), backing off.
+   */
+  async waitForSchedule(): Promise<void> {
+    const { config, ctx } = this.steps;
+    const deadline = ctx.clock.monotonic() + config.timeouts.runMs;
+    let delayMs = 25;
+    for (;;) {
+      const state = await this.readWorkState(this.store.unprimed).catch(() => undefined);
+      const id = state?.work.primary?.systemId;
+      if (id !== undefined && state !== undefined && selectJob(state.jobs, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE })) return;
+      if (ctx.clock.monotonic() > deadline) {
+        throw new TimeoutError(
+          `${this.pkg} did not schedule its periodic work "${config.work.uniqueName}" within ${config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
+          config.timeouts.runMs,
+        );
+      }
+      await delay(delayMs);
+      delayMs = Math.min(delayMs * 2, 500);
+    }
+  }
+
+  /** WorkManager's state and the app's jobs, read together (one shell invocation; not recorded as history events). */
+  private async readWorkState(withKeys = false): Promise<WorkRead> {
+    const steps = this.steps;
+    const changes = steps.changesSent();
+    const journal = steps.ctx.server.journal().length;
+    if (withKeys) {
+      // Before the scenario primes its keys: the dedup table goes out with the same reads.
+      const [work, jobs, keys] = await steps.read([workSnapshotRead(steps.device.serial, steps.config), jobListRead(this.pkg), this.store.keysRead()]);
+      this.store.readWithStart(keys, { changes, journal });
+      this.lastWorkRead = { work, jobs, changes, journal };
+    } else {
+      const [work, jobs] = await steps.read([workSnapshotRead(steps.device.serial, steps.config), jobListRead(this.pkg)]);
+      this.lastWorkRead = { work, jobs, changes, journal };
+    }
+    return this.lastWorkRead;
+  }
+
+  async readWithState<T>(read: ShellRead<T>): Promise<T> {
+    const steps = this.steps;
+    const changes = steps.changesSent();
+    const journal = steps.ctx.server.journal().length;
+    const [value, work, jobs] = await steps.read([read, workSnapshotRead(steps.device.serial, steps.config), jobListRead(this.pkg)]);
+    this.lastWorkRead = { work, jobs, changes, journal };
+    return value;
+  }
+
+  /**
+   * The last read of WorkManager's state while it still holds: no command that changes the
+   * device has been sent since, and the app fetched nothing (no run happened); else a new read.
+   */
+  private async currentWork(): Promise<WorkRead> {
+    const last = this.lastWorkRead;
+    if (last !== undefined && this.steps.stillHolds(last)) return last;
+    return this.readWorkState();
+  }
+
+  async readWork(label?: string): Promise<WorkSnapshot> {
+    const { work } = await this.readWorkState();
+    const steps = this.steps;
+    const t = steps.deviceTimeEstimate();
+    const byId = new Map<string, ScheduleSpec>();
+    const named = new Set(work.namedSpecs.map((s) => s.id));
+    for (const s of [...work.namedSpecs, ...work.workerSpecs]) {
+      byId.set(s.id, {
+        id: s.id,
+        named: named.has(s.id),
+        workerClass: s.workerClassName,
+        state: s.state,
+        intervalMs: s.intervalDuration,
+        flexMs: s.flexDuration,
+        lastEnqueueTime: s.lastEnqueueTime,
+        runAttemptCount: s.runAttemptCount,
+        systemId: s.systemId ?? null,
+      });
+    }
+    steps.record({
+      type: 'schedule',
+      t,
+      ...(label !== undefined ? { label } : {}),
+      uniqueName: steps.config.work.uniqueName,
+      ...(steps.config.work.workerClass !== undefined ? { workerClass: steps.config.work.workerClass } : {}),
+      specs: [...byId.values()],
+      primary: work.primary?.id ?? null,
+    });
+    return work;
+  }
+}
