@@ -102,7 +102,13 @@ describe('android model: other apps\' WorkManager jobs on API 30 (adb only)', fu
     expect(lines.filter((l) => l.startsWith('    Source: '))).to.deep.equal([`    Source: uid=u0a190 user=0 pkg=${PKG}`]);
 
     // The other app's own dump: its jobs with details, the others' JOB lines only.
-    const photo = (await sh('dumpsys jobscheduler com.example.photobackup')).out;
+    // The app's first run may have ended since the dump above: its job is then briefly absent
+    // (the same re-scheduling), so the dump checked is one taken while it is registered.
+    let photo = '';
+    await waitFor('a dump of the other app with the app\'s job', async () => {
+      photo = (await sh('dumpsys jobscheduler com.example.photobackup')).out;
+      return jobLines(photo).length === 4;
+    });
     expect(jobLines(photo)).to.have.length(4);
     expect(photo.split('\n').filter((l) => l.startsWith('    Source: '))).to.deep.equal(['    Source: uid=u0a153 user=0 pkg=com.example.photobackup', '    Source: uid=u0a153 user=0 pkg=com.example.photobackup']);
     expect((await sh('pm list packages -3')).out.split('\n').filter((l) => l !== '').sort()).to.deep.equal([
