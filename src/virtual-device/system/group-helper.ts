@@ -25,8 +25,14 @@
  *   IMPORTANCE_DEFAULT, summary id 0; SilentSection below it, summary id 1) and grouped into
  *   `Aggregate_<section>` (AGGREGATE_GROUP_KEY + section name) at the same threshold; the
  *   summary is removed when its aggregate group is empty.
- * - config_autoGroupAtCount (core/res/res/values/config.xml): 4 at android-11.0.0_r1; 2 at
- *   android-13.0.0_r1, android-14.0.0_r1, android-15.0.0_r1 and android-16.0.0_r1.
+ * - config_autoGroupAtCount (core/res/res/values/config.xml, `<integer translatable="false"
+ *   name="config_autoGroupAtCount">N</integer>` after config_defaultRingtoneVibrationSound), read
+ *   in trees of each release: 4 in Android 11 (AOSP-11/frameworks_base @11be1c4f) and Android 12
+ *   (aosp-mirror/platform_frameworks_base @0017dde7); 2 in Android 13
+ *   (AOSP-TIRAMISU-x3/frameworks_base @0a379b1f), 14 (RisingTechOSS/android_frameworks_base
+ *   @03430e5c), 15 (muhomorr/platform_frameworks_base-15 @00b46e03) and 16
+ *   (GrapheneOS/platform_frameworks_base @3b706391). The 13-16 trees are ROM or fork trees
+ *   dated by their contents, not AOSP release tags; all agree on 2.
  *
  * Which Android 16 the 36 profile is: force grouping on (`Aggregate_AlertingSection`), as the
  * Android 16 devices third-party listeners report (home-assistant/android #6905: keys ending in
