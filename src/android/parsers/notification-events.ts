@@ -136,7 +136,7 @@ const FLAG_NAMES: Readonly<Record<string, number>> = {
 /**
  * The text directly inside the outer Notification(...) of a Notification.toString() text (a
  * nested `publicVersion=Notification(...)` has its own fields; a symbolic flags value may hold
- * `UNKNOWN(0x...)`, whose parentheses are left out); null when the text is not one.
+ * `UNKNOWN(0x...)`, whose parenthesised part is left out); null when the text is not one.
  */
 function outerNotificationText(notification: string): string | null {
   const open = 'Notification(';
@@ -175,9 +175,9 @@ export function topLevelNotificationFlags(notification: string): string | null {
  * - `sb.append(" flags="); sb.append(flagsToString(this.flags));` in later trees (Android 15
  *   QPR, e.g. 4455bk/RisingOS-15_frameworks_base, and 16): flagsToString(int) joins the names
  *   without `FLAG_` in bit order with `|` (`ONLY_ALERT_ONCE|AUTO_CANCEL`), returns `0` when no
- *   known bit is set and appends leftover bits as `UNKNOWN(0x%08x)` (the parentheses are not in
- *   the outer text, so the leftover shows as `UNKNOWN0x…`). Names this module does not read
- *   count as no bit.
+ *   known bit is set and appends leftover bits as `UNKNOWN(0x%08x)`. The bits read here
+ *   (ONGOING_EVENT, ONLY_ALERT_ONCE, FOREGROUND_SERVICE, GROUP_SUMMARY) always print by name,
+ *   so other names and the leftover `UNKNOWN` count as no bit.
  */
 export function notificationFlags(notification: string): number | null {
   const flags = topLevelNotificationFlags(notification);
@@ -185,10 +185,7 @@ export function notificationFlags(notification: string): number | null {
   const hex = /^0x([0-9a-fA-F]+)$/.exec(flags);
   if (hex !== null) return Number.parseInt(hex[1] ?? '0', 16);
   let bits = 0;
-  for (const name of flags.split('|')) {
-    const unknown = /^UNKNOWN\(?0x([0-9a-fA-F]+)\)?$/.exec(name);
-    bits |= unknown !== null ? Number.parseInt(unknown[1] ?? '0', 16) : FLAG_NAMES[name] ?? 0;
-  }
+  for (const name of flags.split('|')) bits |= FLAG_NAMES[name] ?? 0;
   return bits;
 }
 
