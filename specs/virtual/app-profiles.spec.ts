@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import type Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '../../src/feed/fixture-server.js';
@@ -260,5 +260,32 @@ describe('--app-profile on the command line', function () {
     expect(r.code).to.equal(2);
     expect(r.stderr.trim().split('\n')).to.have.length(1);
     expect(r.stderr).to.match(/--app-profile picks the shape of the virtual device's reference app: use it with --virtual/);
+  });
+});
+
+describe('run --virtual --app-profile grouped: the posts that are not items', function () {
+  this.timeout(300_000);
+  let adb: AdbServer;
+  let work: string;
+  before(async () => {
+    adb = await startAdbServer();
+    work = mkdtempSync(join(tmpdir(), 'dv-grouped-run-'));
+  });
+  after(async () => {
+    await adb.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('records the group summary and the ongoing sync post as not-an-item events, no post as unexpected, and every scenario passes', async () => {
+    const out = join(work, 'run');
+    const r = await runCli(['run', '--virtual', '--app-profile', 'grouped', '--out', out], { env: { ANDROID_ADB_SERVER_PORT: String(adb.port) } });
+    expect(r.code, r.stderr.slice(-3000)).to.equal(0);
+    const history = readFileSync(join(out, 'history.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const notItems = history.filter((e) => e['type'] === 'not-an-item');
+    expect(new Set(notItems.map((e) => `${String(e['reason'])} ${String(e['id'])} ${String(e['channel'])}`))).to.deep.equal(new Set(['group-summary 1 feed_items', 'ongoing 2 feed_sync']));
+    expect(history.filter((e) => e['type'] === 'notified' && String(e['item']).startsWith('?'))).to.deep.equal([]);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { scenarios: { name: string; verdict: string; counts: { unexpectedCount: number } }[] };
+    expect(report.scenarios.filter((s) => s.verdict !== 'pass' || s.counts.unexpectedCount !== 0).map((s) => s.name)).to.deep.equal([]);
+    expect(report.scenarios).to.have.length(15);
   });
 });

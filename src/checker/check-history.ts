@@ -447,6 +447,10 @@ class HistoryChecker implements Checker {
       case 'system-summary':
         // Android's own post in the app's name (an autogroup summary): no item, nothing to check.
         return;
+      case 'not-an-item':
+        // The app's post that is no item (a group summary, an ongoing or foreground-service post,
+        // a post on another channel): informational, never lost, duplicated or unexpected.
+        return;
       case 'forgotten': {
         if (event.items === 'all') this.globalForgets += 1;
         else for (const key of new Set(event.items)) this.item(key).forgets += 1;

@@ -275,6 +275,7 @@ export class DeviceHarness implements Harness {
       index: this.mapping.index(this.feed.indexEntries()),
       feedPath: this.config.feed.path,
       backendPath: this.config.backend.path,
+      ...(this.config.notifications.channel !== undefined ? { itemsChannel: this.config.notifications.channel } : {}),
       mapByContent: (index, id, tag) => this.mapping.mapByContent(index, id, tag),
     };
     const log = await observeLogLines(this.ctx.observer.since(r.logFrom), window, observed);

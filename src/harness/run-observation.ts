@@ -9,7 +9,7 @@ import type { JournalEntry, ReceiptEffect } from '../feed/fixture-server.js';
 import type { FetchError, HistoryEvent, OutcomeSource, RunOutcome } from '../history/events.js';
 import type { NotificationMatch } from '../config/types.js';
 import type { FeedItemIndex } from '../android/notification-mapping.js';
-import { isSystemSummaryTag, parseNotificationEnqueue } from '../android/parsers/notification-events.js';
+import { isSystemSummaryTag, notAnItemReason, parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { parseFetchError } from '../android/parsers/fetch-errors.js';
 import { parseNmsWarning } from '../android/parsers/nms-warnings.js';
 import { parseWorkerResult, WORKER_WRAPPER_TAG } from '../android/parsers/work-manager-log.js';
@@ -32,6 +32,8 @@ export interface ObservationContext {
   readonly index: FeedItemIndex;
   readonly feedPath: string;
   readonly backendPath: string;
+  /** The config's `notifications.channel`: a post on another channel is not an item. */
+  readonly itemsChannel?: string;
   /** Maps a notification the index could not map by its id or tag (reads it from the device). */
   mapByContent(index: FeedItemIndex, id: number, tag: string | null): Promise<string>;
 }
@@ -73,6 +75,11 @@ export async function observeLogLines(lines: readonly ObservedLine[], window: Ru
       if (e.pkg !== ctx.pkg || e.status === 'ignored') continue;
       if (isSystemSummaryTag(e.tag)) {
         emit({ type: 'system-summary', t, run: window.run, id: e.id, tag: e.tag, status: e.status, evidence: [line.raw] });
+        continue;
+      }
+      const reason = notAnItemReason(e, ctx.itemsChannel);
+      if (reason !== null) {
+        emit({ type: 'not-an-item', t, run: window.run, id: e.id, tag: e.tag, reason, channel: e.channel, status: e.status, evidence: [line.raw] });
         continue;
       }
       const mapping = ctx.index.map({ id: e.id, tag: e.tag }, ctx.match, null);

@@ -22,7 +22,10 @@
  *   the parsers did not understand: what it recorded is missing (verdict unknown, not lost);
  * - `system-summary`: a post Android made in the app's name (an autogroup summary, tag
  *   `ranker_group`, or an Android 16 `Aggregate_*` section group), kept apart from the items;
- *   informational, no check reads it.
+ *   informational, no check reads it;
+ * - `not-an-item`: a post of the app that is not an item (a group summary, an ongoing or
+ *   foreground-service post, a post on another channel than `notifications.channel`), with the
+ *   reason; informational, no check reads it.
  */
 
 export const HistoryEventType = {
@@ -44,6 +47,7 @@ export const HistoryEventType = {
   Aborted: 'aborted',
   Unparsed: 'unparsed',
   SystemSummary: 'system-summary',
+  NotAnItem: 'not-an-item',
 } as const;
 export type HistoryEventType = (typeof HistoryEventType)[keyof typeof HistoryEventType];
 
@@ -388,7 +392,8 @@ export type TimedHistoryEvent =
   | ActionEvent
   | AbortedEvent
   | UnparsedEvent
-  | SystemSummaryEvent;
+  | SystemSummaryEvent
+  | NotAnItemEvent;
 
 export type HistoryEvent = ConfigEvent | TimedHistoryEvent;
 
@@ -405,6 +410,32 @@ export interface SystemSummaryEvent extends TimedEventBase {
   tag: string;
   status: NotifyStatus;
   run?: number;
+  evidence?: string[];
+}
+
+export const NotAnItemReason = {
+  GroupSummary: 'group-summary',
+  Ongoing: 'ongoing',
+  ForegroundService: 'foreground-service',
+  OtherChannel: 'other-channel',
+} as const;
+export type NotAnItemReason = (typeof NotAnItemReason)[keyof typeof NotAnItemReason];
+
+/**
+ * A `notification_enqueue` of the app that is not an item: a group summary (FLAG_GROUP_SUMMARY),
+ * a foreground service's post (FLAG_FOREGROUND_SERVICE), an ongoing post (FLAG_ONGOING_EVENT) or
+ * a post on another channel than the config's `notifications.channel`. The checks skip it.
+ */
+export interface NotAnItemEvent extends TimedEventBase {
+  type: 'not-an-item';
+  run: number;
+  /** The notification id and tag as logged. */
+  id: number;
+  tag: string | null;
+  reason: NotAnItemReason;
+  /** `channel=` of the post; null when the text has none. */
+  channel: string | null;
+  status: NotifyStatus;
   evidence?: string[];
 }
 
@@ -427,12 +458,14 @@ export const EXAMPLE_EVENTS: { readonly [K in HistoryEventType]: string } = {
   aborted: '{"type":"aborted","t":1717000001100,"detail":"device went away"}',
   unparsed: '{"type":"unparsed","t":1717000001200,"tag":"notification_enqueue","line":"I notification_enqueue: [10190,…]","run":1}',
   'system-summary': '{"type":"system-summary","t":1717000001300,"id":2147483647,"tag":"ranker_group","status":"post","run":1}',
+  'not-an-item': '{"type":"not-an-item","t":1717000001400,"run":1,"id":1,"tag":null,"reason":"group-summary","channel":"feed_items","status":"post"}',
 };
 
 const EVENT_TYPES: readonly string[] = Object.values(HistoryEventType);
 const RUN_OUTCOMES: readonly string[] = Object.values(RunOutcome);
 const OUTCOME_SOURCES: readonly string[] = Object.values(OutcomeSource);
 const NOTIFY_STATUSES: readonly string[] = Object.values(NotifyStatus);
+const NOT_AN_ITEM_REASONS: readonly string[] = Object.values(NotAnItemReason);
 
 export type ParsedHistoryEvent = { event: HistoryEvent } | { problem: string };
 
@@ -632,6 +665,14 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
       return checkTimed(o) ?? required(o, 'id', 'the notification id (a whole number)', (v) => typeof v === 'number' && Number.isInteger(v)) ?? required(o, 'tag', 'the notification tag', isString) ??
         required(o, 'status', `one of ${NOTIFY_STATUSES.join(', ')}`, (v) => typeof v === 'string' && NOTIFY_STATUSES.includes(v)) ??
         optional(o, 'run', 'a whole number >= 0', isRunNumber) ?? optional(o, 'evidence', 'a list of lines', (v) => Array.isArray(v) && v.every(isString));
+    case 'not-an-item':
+      return checkTimed(o) ?? required(o, 'run', 'a whole number >= 0', isRunNumber) ??
+        required(o, 'id', 'the notification id (a whole number)', (v) => typeof v === 'number' && Number.isInteger(v)) ??
+        required(o, 'tag', 'the notification tag or null', (v) => v === null || isString(v)) ??
+        required(o, 'reason', `one of ${NOT_AN_ITEM_REASONS.join(', ')}`, (v) => typeof v === 'string' && NOT_AN_ITEM_REASONS.includes(v)) ??
+        required(o, 'channel', 'the channel id or null', (v) => v === null || isString(v)) ??
+        required(o, 'status', `one of ${NOTIFY_STATUSES.join(', ')}`, (v) => typeof v === 'string' && NOTIFY_STATUSES.includes(v)) ??
+        optional(o, 'evidence', 'a list of lines', (v) => Array.isArray(v) && v.every(isString));
     default: {
       const unreachable: never = type;
       return `unknown type ${String(unreachable)}`;

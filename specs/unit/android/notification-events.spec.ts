@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import { formatLogcatSince, parseLogLine } from '../../../src/android/parsers/logcat.js';
 import {
+  FLAG_GROUP_SUMMARY,
   hasOnlyAlertOnce,
+  notAnItemReason,
+  notificationFlags,
+  notificationGroup,
   notificationKey,
   parseNotificationCanceled,
   parseNotificationEnqueue,
@@ -63,24 +67,24 @@ describe('notification_enqueue', () => {
     expect(events).to.deep.equal([
       {
         uid: 10190, pid: 4321, pkg: 'com.example.feednotifier', id: 1799160335, tag: null, userId: 0, status: 'post',
-        channel: 'feed_items', appProvided: null, alertOnce: false, notification: A14_NOTIFICATION,
+        channel: 'feed_items', appProvided: null, alertOnce: false, flags: 0x10, group: null, notification: A14_NOTIFICATION,
       },
       {
         uid: 10190, pid: 4321, pkg: 'com.example.feednotifier', id: 1799160336, tag: null, userId: 0, status: 'post',
-        channel: 'feed_items', appProvided: null, alertOnce: false,
+        channel: 'feed_items', appProvided: null, alertOnce: false, flags: 0x10, group: null,
         notification: 'Notification(channel=feed_items shortcut=null contentView=null vibrate=[0,250,250] sound=null defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE)',
       },
       {
-        uid: 10050, pid: 2001, pkg: 'com.android.systemui', id: 7, tag: null, userId: 0, status: 'post', channel: 'ALR', appProvided: null, alertOnce: false,
+        uid: 10050, pid: 2001, pkg: 'com.android.systemui', id: 7, tag: null, userId: 0, status: 'post', channel: 'ALR', appProvided: null, alertOnce: false, flags: 0x2, group: null,
         notification: 'Notification(channel=ALR shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x2 color=0x00000000 vis=PRIVATE)',
       },
       {
         uid: 10190, pid: 4388, pkg: 'com.example.feednotifier', id: 1799160335, tag: null, userId: 0, status: 'update',
-        channel: 'feed_items', appProvided: null, alertOnce: false, notification: A14_NOTIFICATION,
+        channel: 'feed_items', appProvided: null, alertOnce: false, flags: 0x10, group: null, notification: A14_NOTIFICATION,
       },
       {
         uid: 10190, pid: 4388, pkg: 'com.example.feednotifier', id: 12, tag: 'https://feed.example.com/a,b?x=1,2', userId: 0, status: 'post',
-        channel: 'feed_items', appProvided: null, alertOnce: false,
+        channel: 'feed_items', appProvided: null, alertOnce: false, flags: 0x10, group: 'g1',
         notification:
           'Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x10 color=0x00000000 groupKey=g1 vis=PRIVATE publicVersion=Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x0 color=0x00000000 vis=PRIVATE))',
       },
@@ -96,7 +100,7 @@ describe('notification_enqueue', () => {
   it('reads captured lines from two devices', () => {
     const [, datalogic] = lines('unknown/logcat-events-datalogic.txt');
     expect(parseNotificationEnqueue(parseLogLine(datalogic ?? '')?.message ?? '')).to.deep.equal({
-      uid: 1000, pid: 7214, pkg: 'com.datalogic.systemupdate', id: 1337, tag: null, userId: 0, status: 'post', channel: 'myChannel', appProvided: null, alertOnce: true,
+      uid: 1000, pid: 7214, pkg: 'com.datalogic.systemupdate', id: 1337, tag: null, userId: 0, status: 'post', channel: 'myChannel', appProvided: null, alertOnce: true, flags: 0x18, group: null,
       notification: 'Notification(channel=myChannel shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x18 color=0x00000000 vis=PRIVATE)',
     });
     const [mms] = lines('unknown/logcat-events-mms.txt');
@@ -209,5 +213,50 @@ describe('notification_enqueue: channel ids with spaces', () => {
   it('reads it up to pri= on builds that print the priority next', () => {
     const line = '[10021,21272,com.android.mms,114,NULL,0,Notification(channel=Mms pri=0 contentView=null vibrate=null sound=null defaults=0x0 flags=0x40 color=0xff607d8b vis=PRIVATE),0]';
     expect(parseNotificationEnqueue(line)?.channel).to.equal('Mms');
+  });
+});
+
+describe('notification_enqueue: flags and group (what is not an item)', () => {
+  const text = (flags: string, extra = ''): string =>
+    `Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=${flags} color=0x00000000${extra} vis=PRIVATE)`;
+
+  it('reads the top-level flags in hex and in the symbolic form of later releases, not a nested publicVersion\'s', () => {
+    expect(notificationFlags(text('0x210'))).to.equal(0x210);
+    expect(notificationFlags(text('GROUP_SUMMARY|AUTO_CANCEL'))).to.equal(FLAG_GROUP_SUMMARY);
+    expect(notificationFlags(text('ONGOING_EVENT|FOREGROUND_SERVICE|UNKNOWN(0x00100000)'))).to.equal(0x2 | 0x40);
+    expect(notificationFlags(text('0'))).to.equal(0);
+    expect(notificationFlags(`${text('0x10').slice(0, -1)} publicVersion=${text('0x200')})`)).to.equal(0x10);
+    expect(notificationFlags('Notification(channel=x)')).to.equal(null);
+  });
+
+  it('reads groupKey= up to the next field, also with spaces; null without one', () => {
+    expect(notificationGroup(text('0x10', ' groupKey=feed_items_group'))).to.equal('feed_items_group');
+    expect(notificationGroup(text('0x10', ' category=msg groupKey=my group sortKey=a'))).to.equal('my group');
+    expect(notificationGroup(text('0x10', ' groupKey=g actions=2'))).to.equal('g');
+    expect(notificationGroup(text('0x10'))).to.equal(null);
+    expect(notificationGroup(`${text('0x10').slice(0, -1)} publicVersion=${text('0x0', ' groupKey=inner')})`)).to.equal(null);
+  });
+
+  it('names why a post is not an item: group summary first, then foreground service, ongoing, another channel (only when the items\' channel is set)', () => {
+    const e = (flags: number | null, channel: string | null = 'feed_items'): { flags: number | null; channel: string | null } => ({ flags, channel });
+    expect(notAnItemReason(e(0x212), 'feed_items')).to.equal('group-summary');
+    expect(notAnItemReason(e(0x62), 'feed_items')).to.equal('foreground-service');
+    expect(notAnItemReason(e(0x2, 'feed_sync'), 'feed_items')).to.equal('ongoing');
+    expect(notAnItemReason(e(0x10, 'promotions'), 'feed_items')).to.equal('other-channel');
+    expect(notAnItemReason(e(0x10, 'promotions'), undefined)).to.equal(null);
+    expect(notAnItemReason(e(0x18), 'feed_items')).to.equal(null);
+    expect(notAnItemReason(e(null, null), 'feed_items')).to.equal(null);
+  });
+
+  it('the grouped profile\'s posts as parsed: the sync post is ongoing, the summary a group summary, the items items', () => {
+    const parse = (id: number, n: string): ReturnType<typeof parseNotificationEnqueue> => parseNotificationEnqueue(`[10190,4242,com.example.feednotifier,${id},NULL,0,${n},0]`);
+    const sync = parse(2, text('0xa').replace('feed_items', 'feed_sync'));
+    const summary = parse(1, text('0x200', ' groupKey=feed_items_group'));
+    const item = parse(5, text('0x10', ' groupKey=feed_items_group'));
+    expect([sync, summary, item].map((p) => p && [p.channel, p.flags, p.group, notAnItemReason(p, 'feed_items')])).to.deep.equal([
+      ['feed_sync', 0xa, null, 'ongoing'],
+      ['feed_items', 0x200, 'feed_items_group', 'group-summary'],
+      ['feed_items', 0x10, 'feed_items_group', null],
+    ]);
   });
 });

@@ -59,7 +59,9 @@ describe('run observation: what one run was seen to do, as history events', () =
   it("Android's autogroup summary in the app's name (tag ranker_group, or Android 16's Aggregate_*) is a system-summary event, not an item; an unmapped post with another tag is still looked up", async () => {
     const summary = (seconds: number, tag: string, status: 0 | 1): string =>
       `${seconds}.000  1508  1508 I notification_enqueue: [1000,1508,${PKG},2147483647,${tag},0,Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x610 color=0x00000000 vis=PRIVATE),${status}]`;
-    const lines = [summary(1717000006, 'ranker_group', 0), summary(1717000007, 'ranker_group', 1), summary(1717000008, 'Aggregate_AlertingSection', 0), summary(1717000009, 'other', 0)];
+    // The fourth post is an ordinary post (flags=0x10) whose id maps to no item.
+    const plain = `1717000009.000  1508  1508 I notification_enqueue: [10190,4242,${PKG},2147483647,other,0,Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE),0]`;
+    const lines = [summary(1717000006, 'ranker_group', 0), summary(1717000007, 'ranker_group', 1), summary(1717000008, 'Aggregate_AlertingSection', 0), plain];
     contentLookups.length = 0;
     const seen = await observeLogLines(lines.map((l, i) => line(i, l)), { run: 4, deviceTime: 1717000005000, probe: false, hostAtStart: 0 }, ctx);
     expect(seen.events.slice(0, 3).map((e) => e.type === 'system-summary' && [e.tag, e.status, e.id])).to.deep.equal([
@@ -70,6 +72,41 @@ describe('run observation: what one run was seen to do, as history events', () =
     expect(seen.events[3]).to.include({ type: 'notified', item: '?id=2147483647' });
     expect(seen.posted).to.deep.equal(['?id=2147483647']);
     expect(contentLookups).to.deep.equal([2147483647]);
+  });
+
+  it("the app's posts that are not items (group summary, foreground-service, ongoing, another channel) are not-an-item events with the reason; an unmapped post on the items' channel is still looked up and posted", async () => {
+    const post = (seconds: number, id: number, channel: string, flags: string, status: 0 | 1 = 0, extra = ''): string =>
+      `${seconds}.000  1508  1508 I notification_enqueue: [10190,4242,${PKG},${id},NULL,0,Notification(channel=${channel} shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=${flags} color=0x00000000${extra} vis=PRIVATE),${status}]`;
+    const ranker = `1717000017.000  1508  1508 I notification_enqueue: [1000,1508,${PKG},2147483647,ranker_group,0,Notification(channel=feed_items shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x610 color=0x00000000 groupKey=ranker_group vis=PRIVATE),0]`;
+    const raw = [
+      post(1717000011, 2, 'feed_sync', '0x2'),
+      post(1717000012, 1, 'feed_items', '0x200', 0, ' groupKey=feed_items_group'),
+      post(1717000013, 3, 'feed_items', '0x62'),
+      post(1717000014, 4, 'promotions', '0x10'),
+      post(1717000015, javaStringHashCode(A), 'feed_items', '0x10', 0, ' groupKey=feed_items_group'),
+      post(1717000016, 99, 'feed_items', '0x10'),
+      ranker,
+      post(1717000018, 1, 'feed_items', 'GROUP_SUMMARY', 1, ' groupKey=feed_items_group'),
+    ];
+    contentLookups.length = 0;
+    const window: RunWindow = { run: 5, deviceTime: 1717000010000, probe: false, hostAtStart: 0 };
+    const seen = await observeLogLines(raw.map((l, i) => line(i, l)), window, { ...ctx, itemsChannel: 'feed_items' });
+    expect(seen.events.map((e) => (e.type === 'not-an-item' ? [e.type, e.id, e.reason, e.channel, e.status] : [e.type, 'item' in e ? e.item : '']))).to.deep.equal([
+      ['not-an-item', 2, 'ongoing', 'feed_sync', 'post'],
+      ['not-an-item', 1, 'group-summary', 'feed_items', 'post'],
+      ['not-an-item', 3, 'foreground-service', 'feed_items', 'post'],
+      ['not-an-item', 4, 'other-channel', 'promotions', 'post'],
+      ['notified', A],
+      ['notified', '?id=99'],
+      ['system-summary', ''],
+      ['not-an-item', 1, 'group-summary', 'feed_items', 'update'],
+    ]);
+    expect(seen.events[0]).to.deep.equal({ type: 'not-an-item', t: 1717000011000, run: 5, id: 2, tag: null, reason: 'ongoing', channel: 'feed_sync', status: 'post', evidence: [raw[0]] });
+    expect(seen.posted).to.deep.equal([A, '?id=99']);
+    expect(contentLookups).to.deep.equal([99]);
+    // Without notifications.channel a post on another channel is an item like any other.
+    const open = await observeLogLines([line(0, raw[3] ?? '')], window, ctx);
+    expect(open.events.map((e) => e.type)).to.deep.equal(['notified']);
   });
 
   it('a stream line in a layout the logcat parser does not know becomes unparsed when it names notification_enqueue; other such lines are dropped', async () => {

@@ -57,7 +57,7 @@ describe('history: JSON Lines', () => {
     it('names the field, the value found and what is expected', () => {
       const problems: [unknown, string][] = [
         [[1], 'an event must be a JSON object, got [1]'],
-        [{ type: 'posted' }, '"type" must be one of config, published, run-started, fetched, notified, stored, run-finished, forgotten, shed, request, effect, rows, schedule, schema, action, aborted, unparsed, system-summary, got "posted"'],
+        [{ type: 'posted' }, '"type" must be one of config, published, run-started, fetched, notified, stored, run-finished, forgotten, shed, request, effect, rows, schedule, schema, action, aborted, unparsed, system-summary, not-an-item, got "posted"'],
         [{ type: 'notified', t: 1, run: 1, item: 'x', status: 'posted' }, '"notified" event: "status" must be "post" or "update", got "posted"'],
         [{ type: 'notified', t: 1, run: '1', item: 'x', status: 'post' }, '"notified" event: "run" must be a whole number >= 0, got "1"'],
         [{ type: 'stored', run: 1, item: 'x' }, '"stored" event: "t" must be a number (device epoch ms), got nothing'],

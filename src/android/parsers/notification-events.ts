@@ -16,6 +16,7 @@
  * id lead (a package name has no comma); the notification text starts at `,<userid>,Notification(`
  * and ends at the last `)`; after it come one (≤ A14) or two (A15+) integers.
  */
+import type { NotAnItemReason } from '../../history/events.js';
 
 export type EnqueueStatus = 'post' | 'update' | 'ignored';
 
@@ -37,6 +38,13 @@ export interface NotificationEnqueue {
    * publicVersion's); false when the text has no top-level `flags=`.
    */
   readonly alertOnce: boolean;
+  /**
+   * The notification's own `flags=` as a number (hex or symbolic form, see notificationFlags);
+   * null when the text has no top-level `flags=`.
+   */
+  readonly flags: number | null;
+  /** The notification's own `groupKey=` (setGroup); null when it has none. */
+  readonly group: string | null;
   /** The Notification.toString() text as logged. */
   readonly notification: string;
 }
@@ -101,21 +109,36 @@ export function parseNotificationEnqueue(message: string): NotificationEnqueue |
     channel: channelOf(notification),
     appProvided: tail[2] === undefined ? null : tail[2] !== '0',
     alertOnce: hasOnlyAlertOnce(notification),
+    flags: notificationFlags(notification),
+    group: notificationGroup(notification),
     notification,
   };
 }
 
-/** Notification.FLAG_ONLY_ALERT_ONCE. */
+/**
+ * Notification flag bits (frameworks/base core/java/android/app/Notification.java, android-11 to
+ * android-16 tags): `FLAG_ONGOING_EVENT = 0x00000002`, `FLAG_ONLY_ALERT_ONCE = 0x00000008`,
+ * `FLAG_FOREGROUND_SERVICE = 0x00000040`, `FLAG_GROUP_SUMMARY = 0x00000200`.
+ */
+export const FLAG_ONGOING_EVENT = 0x2;
 export const FLAG_ONLY_ALERT_ONCE = 0x8;
+export const FLAG_FOREGROUND_SERVICE = 0x40;
+export const FLAG_GROUP_SUMMARY = 0x200;
+
+/** The names flagsToString(int) prints (the constant's name without `FLAG_`) for the bits read here. */
+const FLAG_NAMES: Readonly<Record<string, number>> = {
+  ONGOING_EVENT: FLAG_ONGOING_EVENT,
+  ONLY_ALERT_ONCE: FLAG_ONLY_ALERT_ONCE,
+  FOREGROUND_SERVICE: FLAG_FOREGROUND_SERVICE,
+  GROUP_SUMMARY: FLAG_GROUP_SUMMARY,
+};
 
 /**
- * The `flags=` value of the outer Notification(...) of a Notification.toString() text, as
- * printed; null when there is none. Only text directly inside the outer parentheses counts
- * (a nested `publicVersion=Notification(...)` has its own `flags=`; a symbolic value may hold
- * `UNKNOWN(0x...)`), and only the `flags=` that follows `defaults=`, as toString prints them,
- * so another `flags=` in the text (an AudioAttributes' `flags=0x800`, a URI) is not taken.
+ * The text directly inside the outer Notification(...) of a Notification.toString() text (a
+ * nested `publicVersion=Notification(...)` has its own fields; a symbolic flags value may hold
+ * `UNKNOWN(0x...)`, whose parenthesised part is left out); null when the text is not one.
  */
-export function topLevelNotificationFlags(notification: string): string | null {
+function outerNotificationText(notification: string): string | null {
   const open = 'Notification(';
   if (!notification.startsWith(open)) return null;
   let depth = 1;
@@ -127,12 +150,23 @@ export function topLevelNotificationFlags(notification: string): string | null {
       if (depth === 0) break;
     } else if (depth === 1) outer += ch;
   }
-  return / defaults=\S+ flags=(\S+)/.exec(outer)?.[1] ?? null;
+  return outer;
 }
 
 /**
- * Whether the top-level flags carry FLAG_ONLY_ALERT_ONCE. Notification.toString()
- * (frameworks/base core/java/android/app/Notification.java) prints them two ways:
+ * The `flags=` value of the outer Notification(...) of a Notification.toString() text, as
+ * printed; null when there is none. Only the `flags=` that follows `defaults=`, as toString
+ * prints them, counts, so another `flags=` in the text (an AudioAttributes' `flags=0x800`, a
+ * URI) is not taken.
+ */
+export function topLevelNotificationFlags(notification: string): string | null {
+  const outer = outerNotificationText(notification);
+  return outer === null ? null : / defaults=\S+ flags=(\S+)/.exec(outer)?.[1] ?? null;
+}
+
+/**
+ * The top-level flags as a number. Notification.toString() (frameworks/base
+ * core/java/android/app/Notification.java) prints them two ways:
  * - `sb.append(" flags=0x"); sb.append(Integer.toHexString(this.flags));` on Android 11, 13
  *   and 14, the API levels the virtual device models (android-11 tree of
  *   BlissRom-R/platform_frameworks_base, android-13 tree of ArrowOS-T/android_frameworks_base,
@@ -141,14 +175,36 @@ export function topLevelNotificationFlags(notification: string): string | null {
  * - `sb.append(" flags="); sb.append(flagsToString(this.flags));` in later trees (Android 15
  *   QPR, e.g. 4455bk/RisingOS-15_frameworks_base, and 16): flagsToString(int) joins the names
  *   without `FLAG_` in bit order with `|` (`ONLY_ALERT_ONCE|AUTO_CANCEL`), returns `0` when no
- *   known bit is set and appends leftover bits as `UNKNOWN(0x%08x)`.
+ *   known bit is set and appends leftover bits as `UNKNOWN(0x%08x)`. The bits read here
+ *   (ONGOING_EVENT, ONLY_ALERT_ONCE, FOREGROUND_SERVICE, GROUP_SUMMARY) always print by name,
+ *   so other names and the leftover `UNKNOWN` count as no bit.
  */
-export function hasOnlyAlertOnce(notification: string): boolean {
+export function notificationFlags(notification: string): number | null {
   const flags = topLevelNotificationFlags(notification);
-  if (flags === null) return false;
+  if (flags === null) return null;
   const hex = /^0x([0-9a-fA-F]+)$/.exec(flags);
-  if (hex !== null) return (Number.parseInt(hex[1] ?? '0', 16) & FLAG_ONLY_ALERT_ONCE) !== 0;
-  return flags.split('|').includes('ONLY_ALERT_ONCE');
+  if (hex !== null) return Number.parseInt(hex[1] ?? '0', 16);
+  let bits = 0;
+  for (const name of flags.split('|')) bits |= FLAG_NAMES[name] ?? 0;
+  return bits;
+}
+
+/** Whether the top-level flags carry FLAG_ONLY_ALERT_ONCE. */
+export function hasOnlyAlertOnce(notification: string): boolean {
+  return ((notificationFlags(notification) ?? 0) & FLAG_ONLY_ALERT_ONCE) !== 0;
+}
+
+/**
+ * The outer notification's `groupKey=`: Notification.toString() appends
+ * `" groupKey=" + this.mGroupKey` when the app called setGroup, then `" sortKey="` when it set
+ * one, then `" actions="` when there are actions, then `" vis="` (frameworks/base core/java/android/app/Notification.java, android-11 to
+ * android-16 tags). A group is an app string and may hold spaces, so it runs to the next of
+ * those fields.
+ */
+export function notificationGroup(notification: string): string | null {
+  const outer = outerNotificationText(notification);
+  if (outer === null) return null;
+  return / groupKey=(.*?)(?= sortKey=| actions=| vis=|$)/.exec(outer)?.[1] ?? null;
 }
 
 /** The message of a `notification_canceled` line; null when it does not fit. */
@@ -208,4 +264,21 @@ function channelOf(notification: string): string | null {
  */
 export function isSystemSummaryTag(tag: string | null): tag is string {
   return tag === 'ranker_group' || (tag !== null && tag.startsWith('Aggregate_'));
+}
+
+
+/**
+ * Why the app's post is not an item, or null when it is one: a group summary
+ * (FLAG_GROUP_SUMMARY), a foreground service's post (FLAG_FOREGROUND_SERVICE, checked before
+ * FLAG_ONGOING_EVENT, which such a post usually carries too), an ongoing post (a progress or
+ * "syncing…" post), or a post on another channel than the items' channel when one is named.
+ * Android's autogroup summaries are not the app's posts: see isSystemSummaryTag.
+ */
+export function notAnItemReason(e: Pick<NotificationEnqueue, 'flags' | 'channel'>, itemsChannel: string | undefined): NotAnItemReason | null {
+  const flags = e.flags ?? 0;
+  if ((flags & FLAG_GROUP_SUMMARY) !== 0) return 'group-summary';
+  if ((flags & FLAG_FOREGROUND_SERVICE) !== 0) return 'foreground-service';
+  if ((flags & FLAG_ONGOING_EVENT) !== 0) return 'ongoing';
+  if (itemsChannel !== undefined && e.channel !== null && e.channel !== itemsChannel) return 'other-channel';
+  return null;
 }

@@ -386,6 +386,7 @@ export class ReportModelBuilder {
       case 'aborted':
       case 'unparsed':
       case 'system-summary':
+      case 'not-an-item':
         // Observations of the property checks: their anomalies reach the page through the report.
         return;
       default: {
