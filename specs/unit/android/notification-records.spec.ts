@@ -103,6 +103,8 @@ describe('NotificationRecord dumps', () => {
     expect(parseNotificationKeys(loadFixture('34/cmd-notification-list.txt').body)).to.deep.equal([
       KEY1,
       '0|com.example.feednotifier|1799160336|null|10190',
+      // GroupHelper's summary in the app's name (two ungrouped posts reach API 34's threshold).
+      '0|com.example.feednotifier|2147483647|ranker_group|10190',
       '-1|android|26|null|1000',
     ]);
   });
