@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { AdbDevice } from '../src/device/adb-device.js';
 import type { AndroidDevice } from '../src/device/android-device.js';
 import { loadConfig } from '../src/config/load-config.js';
-import type { Config } from '../src/config/types.js';
+import { tableDatabaseOf, workManagerWorkOf, type Config } from '../src/config/types.js';
 import { DeviceSession } from '../src/harness/device-session.js';
 import { DeviceHarness } from '../src/harness/device-harness.js';
 import type { ForceRunOptions, RunResult } from '../src/harness/harness.js';
@@ -185,13 +185,13 @@ async function measureUnitCosts(device: AndroidDevice, config: Config, dev: Devi
     const oneForcedRun = await dev.takeOpened();
     if (first.outcome !== 'success') throw new Error(`the set-up run of the unit costs ended ${first.outcome}`);
     const date = await medianOf(UNIT_SAMPLES, () => readDeviceTimeMs(device));
-    const readWork = await medianOf(UNIT_SAMPLES, () => readWorkSnapshot(device, config));
+    const readWork = await medianOf(UNIT_SAMPLES, () => readWorkSnapshot(device, config, workManagerWorkOf(config, 'the suite bench')));
     const shmPull = await medianOf(UNIT_SAMPLES, () => readAppFile(device, pkg, `${WORK_DB}-shm`));
-    const feedDbPull = await medianOf(UNIT_SAMPLES, async () => (await pullDatabase(device, { pkg, db: config.database.file })).cleanup());
+    const feedDbPull = await medianOf(UNIT_SAMPLES, async () => (await pullDatabase(device, { pkg, db: tableDatabaseOf(config, 'the suite bench').file })).cleanup());
     const dumpsys = await medianOf(UNIT_SAMPLES, () => findJob(device, { pkg }));
     const workPull = await medianOf(UNIT_SAMPLES, async () => (await pullDatabase(device, { pkg, db: WORK_DB })).cleanup());
     await checkSameRows(device, pkg, WORK_DB, ['WorkSpec', 'SystemIdInfo', 'WorkName']);
-    await checkSameRows(device, pkg, config.database.file, [config.database.table]);
+    await checkSameRows(device, pkg, tableDatabaseOf(config, 'the suite bench').file, [tableDatabaseOf(config, 'the suite bench').table]);
     const workPullParallel = await medianOf(UNIT_SAMPLES, () => pullMainAndWalAtOnce(device, pkg, WORK_DB));
     // The run just made is not due again for a day: every forced run now is refused.
     const probe: number[] = [];
@@ -258,7 +258,7 @@ async function checkSameRows(device: AndroidDevice, pkg: string, db: string, tab
  */
 async function timeJobSettled(device: AndroidDevice, config: Config): Promise<number> {
   const pkg = config.app.package;
-  const snapshot = await readWorkSnapshot(device, config);
+  const snapshot = await readWorkSnapshot(device, config, workManagerWorkOf(config, 'the suite bench'));
   const id = snapshot.primary?.systemId;
   if (id === undefined) throw new Error('no job id for the unique work');
   const job = await findJob(device, { pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE });

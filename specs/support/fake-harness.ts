@@ -7,7 +7,7 @@
  * in a forced run is scripted per run (`onRun`); by default a run succeeds and posts nothing.
  */
 import { parseConfig } from '../../src/config/parse-config.js';
-import type { Config } from '../../src/config/types.js';
+import { tableDatabaseOf, workManagerWorkOf, type Config } from '../../src/config/types.js';
 import type { HistoryEvent, ScheduleSpec } from '../../src/history/events.js';
 import type {
   DbSnapshot, FaultPlan, ForceRunOptions, Harness, ItemSpec, Journal, RunOutcome, RunResult, ScheduledSpec, ServedItem, ServerEffect,
@@ -192,8 +192,8 @@ export class FakeHarness implements Harness {
       });
     }
     this.events.push({
-      type: 'schedule', t: this.now, ...(label !== undefined ? { label } : {}), uniqueName: this.config.work.uniqueName,
-      ...(this.config.work.workerClass !== undefined ? { workerClass: this.config.work.workerClass } : {}),
+      type: 'schedule', t: this.now, ...(label !== undefined ? { label } : {}), uniqueName: workManagerWorkOf(this.config, 'FakeHarness.readWork').uniqueName,
+      ...(workManagerWorkOf(this.config, 'FakeHarness.readWork').workerClass !== undefined ? { workerClass: workManagerWorkOf(this.config, 'FakeHarness.readWork').workerClass } : {}),
       specs: [...specs.values()], primary: work.primary?.id ?? null,
     });
     return Promise.resolve(work);
@@ -201,12 +201,12 @@ export class FakeHarness implements Harness {
   readDatabase(): Promise<DbSnapshot> {
     const keys = this.onReadDatabase();
     this.steps.push('readDatabase');
-    this.events.push({ type: 'rows', t: this.now, table: this.config.database.table, keyColumn: this.config.database.keyColumn, keys: [...keys] });
+    this.events.push({ type: 'rows', t: this.now, table: tableDatabaseOf(this.config, 'FakeHarness.readDatabase').table, keyColumn: tableDatabaseOf(this.config, 'FakeHarness.readDatabase').keyColumn, keys: [...keys] });
     return Promise.resolve({ copyPath: '/nonexistent/fake.db', keys });
   }
   inspectSchema(db: DbSnapshot, sampleKey: string | undefined): void {
     this.steps.push(`inspectSchema ${sampleKey ?? '(no sample)'}`);
-    const { table, keyColumn } = this.config.database;
+    const { table, keyColumn } = tableDatabaseOf(this.config, 'FakeHarness.inspectSchema');
     this.events.push({
       type: 'schema', t: this.now, table, keyColumn,
       columns: [{ name: keyColumn, type: 'TEXT', notnull: false, pk: false }],

@@ -14,6 +14,7 @@ import { probeReverse } from '../../src/cli/commands/doctor.js';
 import { AdbDevice } from '../../src/device/adb-device.js';
 import type { AndroidDevice } from '../../src/device/android-device.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { tableDatabaseOf } from '../../src/config/types.js';
 import { saveDeviceState } from '../../src/harness/device-state.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { runCli } from '../support/cli.js';
@@ -191,7 +192,7 @@ describe('dedup-verify doctor (virtual devices, real adb)', function () {
     // What a run that was killed right after it saved the device leaves behind.
     const real = await AdbDevice.open({ serial: d.serial, port: adb.port });
     try {
-      await saveDeviceState(real, { adb: { host: '127.0.0.1', port: adb.port }, pkg: PKG, databaseFile: config.database.file, devicePort: config.feed.devicePort });
+      await saveDeviceState(real, { adb: { host: '127.0.0.1', port: adb.port }, pkg: PKG, databaseFile: tableDatabaseOf(config, 'the spec').file, devicePort: config.feed.devicePort });
     } finally {
       await real.close();
     }

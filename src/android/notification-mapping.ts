@@ -2,13 +2,16 @@
  * Which feed item a posted notification stands for (docs/design.md §4, config `notifications.match`):
  * - `hashcode-id`: the notification id is Java `String.hashCode()` of the item key (the link);
  * - `tag`: the notification tag is the item key;
- * - `title`: the notification's `android.title` is the item title.
+ * - `title`: the notification's `android.title` is the item title;
+ * - `row-id`: the notification id is a row id of the app's table, joined to the item key through
+ *   that table (the join is read from the app's database and given to the index: `rowIds`).
+ * With `tag` the tag may also be a server id, joined the same way (`tags`).
  * When that does not decide (no match, or several items share a hash or title), the record's
  * content is tried: `android.title` equal to an item title, or `android.text` equal to an item
  * key. Otherwise the post is `unmapped`. Pure: no I/O.
  */
 
-export const NotificationMatch = { hashcodeId: 'hashcode-id', tag: 'tag', title: 'title' } as const;
+export const NotificationMatch = { hashcodeId: 'hashcode-id', tag: 'tag', title: 'title', rowId: 'row-id' } as const;
 export type NotificationMatch = (typeof NotificationMatch)[keyof typeof NotificationMatch];
 
 /** `java.lang.String.hashCode()`: s[0]*31^(n-1) + … + s[n-1] over UTF-16 code units, int32. */
@@ -38,13 +41,22 @@ export type ItemMapping =
   | { readonly kind: 'mapped'; readonly item: string; readonly via: NotificationMatch | 'content' }
   | { readonly kind: 'unmapped'; readonly reason: string; readonly candidates: readonly string[] };
 
+/** What the app's table says of its rows: the item key of each row id, or of each tag (a server id). */
+export interface RowJoins {
+  readonly rowIds?: ReadonlyMap<number, string>;
+  readonly tags?: ReadonlyMap<string, string>;
+}
+
 /** Lookup tables over the items a scenario published, built once. */
 export class FeedItemIndex {
   private readonly byHash = new Map<number, string[]>();
   private readonly byKey = new Map<string, string[]>();
   private readonly byTitle = new Map<string, string[]>();
 
-  constructor(items: Iterable<FeedItemRef>) {
+  constructor(
+    items: Iterable<FeedItemRef>,
+    private readonly joins: RowJoins = {},
+  ) {
     for (const item of items) {
       push(this.byHash, javaStringHashCode(item.key), item.key);
       push(this.byKey, item.key, item.key);
@@ -69,8 +81,15 @@ export class FeedItemIndex {
     switch (match) {
       case NotificationMatch.hashcodeId:
         return unique(this.byHash.get(post.id));
-      case NotificationMatch.tag:
-        return post.tag === null ? [] : unique(this.byKey.get(post.tag));
+      case NotificationMatch.tag: {
+        if (post.tag === null) return [];
+        const joined = this.joins.tags?.get(post.tag);
+        return joined !== undefined ? unique(this.byKey.get(joined)) : unique(this.byKey.get(post.tag));
+      }
+      case NotificationMatch.rowId: {
+        const joined = this.joins.rowIds?.get(post.id);
+        return joined === undefined ? [] : unique(this.byKey.get(joined));
+      }
       case NotificationMatch.title:
         return content?.title == null ? [] : unique(this.byTitle.get(content.title));
       default: {

@@ -18,6 +18,9 @@ export interface SchemaNode {
   readonly description?: string;
   readonly type?: string;
   readonly properties?: Readonly<Record<string, SchemaNode>>;
+  /** An array's items (feed.attach). */
+  readonly items?: SchemaNode;
+  readonly maxProperties?: number;
   readonly required?: readonly string[];
   readonly examples?: readonly unknown[];
   readonly default?: unknown;
@@ -74,6 +77,11 @@ export function configSchema(): { readonly path: string; readonly schema: Schema
 export function schemaNodeAt(root: SchemaNode, path: readonly string[]): SchemaNode | undefined {
   let node: SchemaNode | undefined = root;
   for (const key of path) {
+    // An index into an array (feed.attach.0) is the array's items.
+    if (node?.items !== undefined && /^\d+$/.test(key)) {
+      node = node.items;
+      continue;
+    }
     node = node?.properties !== undefined && Object.hasOwn(node.properties, key) ? node.properties[key] : undefined;
     if (node === undefined) return undefined;
   }

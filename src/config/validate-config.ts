@@ -25,18 +25,30 @@ const EXPECTATIONS: Readonly<Record<string, Expectation>> = {
   $comment: { expect: 'a string or an array of strings (notes for people; ignored)' },
   'app.package': { expect: 'an application id of two or more dot-separated parts (letters, digits, _)' },
   'app.launchActivity': { expect: 'the launcher activity as a component or a class name' },
+  'work.scheduler': { expect: '"workmanager" (androidx WorkManager periodic work) or "jobscheduler" (a periodic job of the app\'s own JobService)' },
   'work.uniqueName': { expect: 'the unique name given to enqueueUniquePeriodicWork (1-200 of letters, digits, space and ._:@#/+=-)' },
   'work.workerClass': { expect: "the worker's fully qualified class name" },
+  'work.jobId': { expect: 'the job id the app schedules its periodic job with (JobInfo.Builder(jobId, …)), a Java int (or give work.jobService, the JobService\'s class name)' },
+  'work.jobService': { expect: "the fully qualified class name of the app's JobService" },
+  'work.jobNamespace': { expect: 'the JobScheduler namespace of the job (1-200 of letters, digits and ._:-)' },
+  'work.resultLine': { expect: 'a regular expression (1-500 characters) for the line the app logs at the end of each run, with a named group "outcome"' },
   windowMs: { expect: "the app's window in milliseconds, a whole number > 0", exampleNote: 'for 48 h' },
   allowedDuplicates: { expect: 'the items each killed run may leave to be repeated, a whole number >= 0' },
+  'database.kind': { expect: '"key" (a row per notified item), "flag" (a row per item and a notified column) or "watermark" (a high-water mark in SharedPreferences)' },
   'database.file': { expect: 'a path relative to the app data dir, without ".." (letters, digits, ._-)' },
   'database.table': { expect: 'an SQL table name (letters, digits, _)' },
   'database.keyColumn': { expect: 'the SQL column holding the dedup key (letters, digits, _)' },
+  'database.flagColumn': { expect: 'the SQL column set once the item is notified (letters, digits, _)' },
+  'database.watermark.prefs': { expect: 'a SharedPreferences file shared_prefs/NAME.xml (letters, digits, ._-)' },
+  'database.watermark.key': { expect: 'the name of the <long> entry holding the mark (1-200 of letters, digits and _.:-)' },
   'feed.devicePort': { expect: 'the TCP port (1-65535) the app fetches the feed on, on the device' },
   'feed.path': { expect: 'a URL path starting with "/"' },
   'feed.format': { expect: '"rss" or "atom"' },
-  'notifications.match': { expect: '"hashcode-id" (notification id = String.hashCode() of the link), "tag" (tag = link) or "title"' },
+  'feed.attach': { expect: 'a list of 1-20 steps, each an object with exactly one of "intent", "deepLink" or "sql"' },
+  'notifications.match': { expect: '"hashcode-id" (notification id = String.hashCode() of the link), "tag" (tag = link), "title" or "row-id" (notification id = a row id of database.table)' },
   'notifications.channel': { expect: 'the notification channel id the app posts on (1-200 of letters, digits, space and ._:@#/+=-)' },
+  'notifications.idColumn': { expect: 'the column of database.table holding the notification id (letters, digits, _)' },
+  'notifications.tagColumn': { expect: 'the column of database.table holding the notification tag (letters, digits, _)' },
   'backend.path': { expect: 'a URL path starting with "/"' },
   'backend.idempotencyHeader': { expect: 'an HTTP header name' },
   'timeouts.runMs': { expect: 'a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms)' },
@@ -61,7 +73,9 @@ function compiledSchema(): Compiled {
     // allErrors: every problem is collected, and the one reported is chosen in reading order
     // (see firstProblem); ajv alone would stop at its own keyword order (required before
     // additionalProperties), telling "work is missing" before "app must be an object".
-    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    // strictRequired off: the schema's if/then branches require properties (work.jobId,
+    // database.flagColumn, ...) that the parent object declares, which that check cannot see.
+    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
     let validate: ValidateFunction;
     try {
       validate = ajv.compile(schema);
@@ -148,7 +162,10 @@ function pointerSegments(pointer: string): string[] {
 
 function valueAt(json: unknown, path: readonly string[]): unknown {
   let value = json;
-  for (const key of path) value = isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+  for (const key of path) {
+    if (Array.isArray(value) && /^\d+$/.test(key)) value = value[Number(key)];
+    else value = isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+  }
   return value;
 }
 
@@ -196,9 +213,16 @@ function compareRanks(a: readonly number[], b: readonly number[]): number {
   return a.length - b.length;
 }
 
+/**
+ * Keywords whose error only says that a branch failed (`if`: "must match "then" schema", `anyOf`:
+ * "must match a schema in anyOf"): the errors inside the branch say what is wrong, and are told.
+ */
+const BRANCH_KEYWORDS: ReadonlySet<string> = new Set(['if', 'anyOf']);
+
 function firstProblem(schema: SchemaNode, json: unknown, errors: readonly ErrorObject[]): Problem | undefined {
   let first: Problem | undefined;
-  for (const error of errors) {
+  const told = errors.some((e) => !BRANCH_KEYWORDS.has(e.keyword)) ? errors.filter((e) => !BRANCH_KEYWORDS.has(e.keyword)) : errors;
+  for (const error of told) {
     const problem = problemOf(schema, json, error);
     if (first === undefined || compareRanks(problem.rank, first.rank) < 0) first = problem;
   }
@@ -207,6 +231,9 @@ function firstProblem(schema: SchemaNode, json: unknown, errors: readonly ErrorO
 
 /** "an object with "file", "table" and "keyColumn"", from the schema's required keys. */
 function objectShape(node: SchemaNode): string {
+  if (node.maxProperties === 1 && node.properties !== undefined) {
+    return `an object with exactly one of ${Object.keys(node.properties).map((k) => `"${k}"`).join(', ').replace(/, ([^,]*)$/, ' or $1')}`;
+  }
   const required = (node.required ?? []).map((k) => `"${k}"`);
   return required.length > 0 ? `an object with ${required.join(', ').replace(/, ([^,]*)$/, ' and $1')}` : 'an object';
 }

@@ -25,10 +25,10 @@ import type { ReproStep } from './actions.js';
 import type { ActionLabel } from './command-log.js';
 import { DeviceSteps } from './device-steps.js';
 import { AppControl } from './app-control.js';
-import { BuildFieldFeed, type FeedSource } from './seams/feed-source.js';
+import { feedSourceFor, type FeedSource } from './seams/feed-source.js';
 import { postMappingFor, type PostMapping } from './seams/post-mapping.js';
-import { KeyTableStore, type DedupStore } from './seams/dedup-store.js';
-import { WorkManagerScheduling, type RunEnd, type Scheduling } from './seams/scheduling.js';
+import { dedupStoreFor, type DedupStore } from './seams/dedup-store.js';
+import { schedulingFor, type RunEnd, type Scheduling } from './seams/scheduling.js';
 
 /** What the session lends each harness. */
 export interface SessionContext {
@@ -76,10 +76,10 @@ export class DeviceHarness implements Harness {
     this.seen = { journal: journalStart, log: ctx.observer.position };
     this.steps = new DeviceSteps(ctx);
     this.app = new AppControl(this.steps);
-    this.feed = new BuildFieldFeed(this.steps, scenario, journalStart);
+    this.feed = feedSourceFor(ctx.config, this.steps, scenario, journalStart);
     this.mapping = postMappingFor(ctx.config, this.steps);
-    this.store = new KeyTableStore(this.steps);
-    this.scheduling = new WorkManagerScheduling(this.steps, this.store);
+    this.store = dedupStoreFor(ctx.config, this.steps);
+    this.scheduling = schedulingFor(ctx.config, this.steps, this.store);
   }
 
   get notes(): string[] {

@@ -105,7 +105,7 @@ export class DeviceSession {
     const state = await saveDeviceState(device, {
       adb: options.adb,
       pkg,
-      databaseFile: config.database.file,
+      ...(config.database !== undefined && config.database.kind !== 'watermark' ? { databaseFile: config.database.file } : {}),
       devicePort: config.feed.devicePort,
       ...(options.freshDevice === true ? { freshDevice: true } : {}),
     });
@@ -167,6 +167,8 @@ export class DeviceSession {
     const allowedDuplicates = scenario.allowedDuplicates ?? this.config.allowedDuplicates;
     let error: string | undefined;
     try {
+      const notApplicable = scenario.notApplicable?.(this.config);
+      if (notApplicable !== undefined) return this.skipped(scenario, notApplicable, started);
       context.progress('setting up: restart the app, open the schedule guard');
       if (scenario.needs.minApi !== undefined && this.apiLevel < scenario.needs.minApi) {
         return this.skipped(scenario, `needs API ${scenario.needs.minApi}, device has ${this.apiLevel}`, started);

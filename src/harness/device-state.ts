@@ -42,7 +42,8 @@ export interface SavedDeviceState {
    * uses them only when `appTree` is absent.
    */
   readonly database?: DatabaseBackup | null;
-  readonly databaseFile: string;
+  /** The config's database.file, when the config names one (kind key or flag). */
+  readonly databaseFile?: string;
   readonly sharedPrefs?: readonly string[];
   /**
    * Every file of the app's data directory but cache/ and code_cache/ (databases, WorkManager's
@@ -176,7 +177,8 @@ export async function saveDeviceState(
   options: {
     adb: { host: string; port: number };
     pkg: string;
-    databaseFile: string;
+    /** The config's database.file (absent: the app's record is not a database of its own). */
+    databaseFile?: string;
     devicePort: number;
     env?: NodeJS.ProcessEnv;
     /** The device was created for this run (the embedded virtual device): an old state file for its serial is stale. */
@@ -211,7 +213,7 @@ export async function saveDeviceState(
     reverses,
     devicePort: options.devicePort,
     backupDir,
-    databaseFile: databasePath(options.databaseFile),
+    ...(options.databaseFile !== undefined ? { databaseFile: databasePath(options.databaseFile) } : {}),
     appWasStopped,
     runtimeGrants,
   };
@@ -261,7 +263,7 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
   } else {
     await attempt('restore the database', async () => {
       if (state.database) await restoreDatabase(device, state.database);
-      else await removeAppFiles(device, state.pkg, ['', '-wal', '-shm', '-journal'].map((s) => `${state.databaseFile}${s}`));
+      else if (state.databaseFile !== undefined) await removeAppFiles(device, state.pkg, ['', '-wal', '-shm', '-journal'].map((s) => `${state.databaseFile ?? ''}${s}`));
     });
     await attempt('restore shared preferences', async () => {
       const now = await device.shell(['run-as', state.pkg, 'ls', 'shared_prefs']);

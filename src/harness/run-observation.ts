@@ -7,8 +7,7 @@
  */
 import type { JournalEntry, ReceiptEffect } from '../feed/fixture-server.js';
 import type { FetchError, HistoryEvent, OutcomeSource, RunOutcome } from '../history/events.js';
-import type { NotificationMatch } from '../config/types.js';
-import type { FeedItemIndex } from '../android/notification-mapping.js';
+import type { FeedItemIndex, NotificationMatch } from '../android/notification-mapping.js';
 import { isSystemSummaryTag, notAnItemReason, parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { parseFetchError } from '../android/parsers/fetch-errors.js';
 import { parseNmsWarning } from '../android/parsers/nms-warnings.js';

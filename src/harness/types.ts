@@ -5,6 +5,7 @@
  * from the checker over that history alone (src/checker/compose.ts), the same one
  * `dedup-verify check` runs.
  */
+import type { Config } from '../config/types.js';
 import type { Harness } from './harness.js';
 
 /** What a scenario needs from the device; the runner reports `skipped` when it is not there. */
@@ -38,5 +39,11 @@ export interface Scenario {
    * checks; written into the segment's config line.
    */
   readonly properties?: readonly string[];
+  /**
+   * Why the scenario does not apply to an app of this config's shape (its scheduler, its dedup
+   * store, how it gets its feed), or undefined when it does. The runner reports `skipped` with
+   * that reason and touches nothing.
+   */
+  readonly notApplicable?: (config: Config) => string | undefined;
   run(h: Harness): Promise<void>;
 }

@@ -3,7 +3,7 @@
  * and of the worker class, each with its JobScheduler id, from a pulled workdb.
  */
 import type { AndroidDevice } from '../device/android-device.js';
-import type { Config } from '../config/types.js';
+import type { Config, WorkManagerWork } from '../config/types.js';
 import { findUniqueWork, workDatabaseRead, type WorkDbSnapshot } from '../android/work-db.js';
 import { runReads, type ShellRead } from '../android/shell-reads.js';
 import { isPeriodic, nextAllowedRunTime, WorkState, type WorkSpecRow } from '../android/work-spec.js';
@@ -15,24 +15,24 @@ function isUnfinishedPeriodic(spec: WorkSpecRow): boolean {
   return isPeriodic(spec) && !FINISHED.has(spec.state);
 }
 
-export async function readWorkSnapshot(device: AndroidDevice, config: Config): Promise<WorkSnapshot> {
-  const [snapshot] = await runReads(device, [workSnapshotRead(device.serial, config)]);
+export async function readWorkSnapshot(device: AndroidDevice, config: Config, work: WorkManagerWork): Promise<WorkSnapshot> {
+  const [snapshot] = await runReads(device, [workSnapshotRead(device.serial, config, work)]);
   return snapshot;
 }
 
 /** readWorkSnapshot as one read, to go out with others in one shell invocation (runReads). */
-export function workSnapshotRead(serial: string, config: Config): ShellRead<WorkSnapshot> {
+export function workSnapshotRead(serial: string, config: Config, work: WorkManagerWork): ShellRead<WorkSnapshot> {
   const db = workDatabaseRead(serial, config.app.package);
-  return { commands: db.commands, parse: async (results) => snapshotOf(await db.parse(results), config) };
+  return { commands: db.commands, parse: async (results) => snapshotOf(await db.parse(results), work) };
 }
 
-function snapshotOf(db: WorkDbSnapshot, config: Config): WorkSnapshot {
+function snapshotOf(db: WorkDbSnapshot, work: WorkManagerWork): WorkSnapshot {
   const jobOf = (spec: WorkSpecRow): number | undefined =>
     db.systemIds.find((s) => s.workSpecId === spec.id && s.generation === spec.generation)?.systemId;
-  const namedSpecs: ScheduledSpec[] = findUniqueWork(db, config.work.uniqueName)
+  const namedSpecs: ScheduledSpec[] = findUniqueWork(db, work.uniqueName)
     .filter((u) => isUnfinishedPeriodic(u.spec))
     .map((u) => ({ ...u.spec, systemId: u.systemId ?? undefined }));
-  const workerClass = config.work.workerClass;
+  const workerClass = work.workerClass;
   const workerSpecs: ScheduledSpec[] = db.workSpecs
     .filter((spec) => isUnfinishedPeriodic(spec) && (workerClass === undefined || spec.workerClassName === workerClass))
     .map((spec) => ({ ...spec, systemId: jobOf(spec) }));

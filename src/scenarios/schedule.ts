@@ -7,6 +7,6 @@ import type { Harness, ScheduledSpec } from '../harness/harness.js';
  */
 export async function readSchedule(h: Harness): Promise<ScheduledSpec | undefined> {
   const spec = (await h.readWork('schedule')).primary;
-  if (!spec) h.note(`no unfinished periodic work named "${h.config.work.uniqueName}" in the WorkManager database`);
+  if (!spec) h.note(`no unfinished periodic work ${h.config.work.scheduler === 'workmanager' ? `named "${h.config.work.uniqueName}" in the WorkManager database` : 'of the app in JobScheduler'}`);
   return spec;
 }

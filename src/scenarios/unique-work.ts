@@ -25,9 +25,10 @@ export const uniqueWork: Scenario = {
     h.step('force-stop, then launch again');
     await h.restartApp();
     const after = await h.readWork(AFTER_RELAUNCH);
+    const work = h.config.work;
     h.note(
-      `periodic WorkSpecs named "${h.config.work.uniqueName}": ${before.namedSpecs.length} before, ${after.namedSpecs.length} after; ` +
-        `periodic WorkSpecs of ${h.config.work.workerClass ?? 'the worker'}: ${after.workerSpecs.length}`,
+      `periodic WorkSpecs named "${work.scheduler === 'workmanager' ? work.uniqueName : '?'}": ${before.namedSpecs.length} before, ${after.namedSpecs.length} after; ` +
+        `periodic WorkSpecs of ${(work.scheduler === 'workmanager' ? work.workerClass : undefined) ?? 'the worker'}: ${after.workerSpecs.length}`,
     );
   },
 };

@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_KEY_PATHS, parseConfig } from '../../../src/config/index.js';
 import { CONFIG_SCHEMA_FILE, findConfigSchema, readConfigSchema, type SchemaNode } from '../../../src/config/config-schema.js';
-import { EXPECTATION_PATHS } from '../../../src/config/validate-config.js';
+import { EXPECTATION_PATHS, renderExample } from '../../../src/config/validate-config.js';
 import { ConfigError } from '../../../src/errors.js';
 
 const SCHEMA_PATH = 'schema/dedup-verify.config.schema.json';
@@ -175,14 +175,19 @@ describe('config schema', () => {
     expect(leaves.filter((p) => nodeAt(p).examples === undefined)).to.deep.equal([]);
     expect(Object.entries(schema.properties).filter(([, n]) => n.properties !== undefined && n.examples === undefined)).to.deep.equal([]);
     expect([...EXPECTATION_PATHS].sort()).to.deep.equal([...leaves].sort());
-    expect([...CONFIG_KEY_PATHS].sort()).to.deep.equal([...leaves, ...Object.keys(schema.properties).filter((k) => schema.properties[k]!.properties !== undefined)].sort());
+    const sections = (node: SchemaNode, prefix: string): string[] =>
+      Object.entries(node.properties ?? {}).flatMap(([k, child]) => (child.properties === undefined ? [] : [`${prefix}${k}`, ...sections(child, `${prefix}${k}.`)]));
+    expect([...CONFIG_KEY_PATHS].sort()).to.deep.equal([...leaves, ...sections(schema, '')].sort());
   });
 
   it("shows the schema's first example in the message of every field", () => {
     for (const path of leafPaths(schema)) {
       const example = nodeAt(path).examples![0];
-      const shown = Array.isArray(example) ? `[${example.map((x) => JSON.stringify(x)).join(', ')}]` : JSON.stringify(example);
-      const e = errorOf(withValue(path, { wrong: true }));
+      const shown = renderExample(example);
+      // A field of a nested section (database.watermark.key) beside its siblings' examples.
+      const parent = path.split('.').slice(0, -1);
+      const base = parent.length >= 2 ? withValue(parent.join('.'), nodeAt(parent.join('.')).examples![0]) : MINIMAL;
+      const e = errorOf(withValue(path, { wrong: true }, base));
       expect(e.message, path).to.match(new RegExp(`^config c\\.json: "${path.replace(/[.$]/g, '\\$&')}" must be .+ \\(e\\.g\\. ${shown.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}( for 48 h)?\\), got \\{"wrong":true\\}$`));
       expect(e.field).to.equal(path);
     }

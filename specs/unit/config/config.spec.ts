@@ -81,10 +81,10 @@ describe('config', () => {
     it('loads, with every value of docs/reference-app.md', async () => {
       const expected: Config = {
         app: { package: 'com.example.feednotifier', launchActivity: 'com.example.feednotifier/.MainActivity' },
-        work: { uniqueName: 'feed-poll', workerClass: 'com.example.feednotifier.FeedPollWorker' },
+        work: { scheduler: 'workmanager', uniqueName: 'feed-poll', workerClass: 'com.example.feednotifier.FeedPollWorker' },
         windowMs: 48 * 3_600_000,
         allowedDuplicates: 0,
-        database: { file: 'databases/feed.db', table: 'notifications', keyColumn: 'link' },
+        database: { kind: 'key', file: 'databases/feed.db', table: 'notifications', keyColumn: 'link' },
         feed: { devicePort: 8765, path: '/feed.xml', format: 'rss' },
         notifications: { match: 'hashcode-id', channel: 'feed_items' },
         backend: { path: '/receipts', idempotencyHeader: 'Idempotency-Key' },
@@ -132,7 +132,9 @@ describe('config', () => {
       expect(p['backend']!.properties!['idempotencyHeader']!.default).to.equal(CONFIG_DEFAULTS.backend.idempotencyHeader);
       expect(p['timeouts']!.properties!['runMs']!.default).to.equal(CONFIG_DEFAULTS.timeouts.runMs);
       expect(p['timeouts']!.properties!['commandMs']!.default).to.equal(CONFIG_DEFAULTS.timeouts.commandMs);
-      expect(schema.required).to.deep.equal(['app', 'work', 'windowMs', 'database']);
+      expect(p['work']!.properties!['scheduler']!.default).to.equal(CONFIG_DEFAULTS.work.scheduler);
+      expect(p['database']!.properties!['kind']!.default).to.equal(CONFIG_DEFAULTS.database.kind);
+      expect(schema.required).to.deep.equal(['app', 'work', 'windowMs']);
     });
   });
 
@@ -140,6 +142,8 @@ describe('config', () => {
     it('fills the defaults into a minimal config', () => {
       expect(parseConfig(MINIMAL, 'x.json')).to.deep.equal({
         ...MINIMAL,
+        work: { scheduler: 'workmanager', ...MINIMAL.work },
+        database: { kind: 'key', ...MINIMAL.database },
         allowedDuplicates: 0,
         feed: { devicePort: 8765, path: '/feed.xml', format: 'rss' },
         notifications: { match: 'hashcode-id' },
@@ -163,8 +167,11 @@ describe('config', () => {
       expect(errorOf(withValue('work.uniqueName', undefined)).message).to.equal(
         'config dedup-verify.config.json: "work.uniqueName" is missing; it must be the unique name given to enqueueUniquePeriodicWork (1-200 of letters, digits, space and ._:@#/+=-) (e.g. "uniqueName": "feed-poll")',
       );
-      expect(errorOf(withValue('database', undefined)).message).to.equal(
-        'config dedup-verify.config.json: "database" is missing; it must be an object with "file", "table" and "keyColumn" (e.g. "database": {"file": "databases/feed.db", "table": "notifications", "keyColumn": "link"})',
+      expect(errorOf(withValue('database', {})).message).to.equal(
+        'config dedup-verify.config.json: "database.file" is missing; it must be a path relative to the app data dir, without ".." (letters, digits, ._-) (e.g. "file": "databases/feed.db")',
+      );
+      expect(errorOf(withValue('work', { scheduler: 'jobscheduler' })).message).to.equal(
+        'config dedup-verify.config.json: "work.jobId" is missing; it must be the job id the app schedules its periodic job with (JobInfo.Builder(jobId, …)), a Java int (or give work.jobService, the JobService\'s class name) (e.g. "jobId": 2)',
       );
       expect(errorOf(withValue('windowMs', undefined)).field).to.equal('windowMs');
     });
@@ -183,7 +190,7 @@ describe('config', () => {
         ['feed.devicePort', 70000, '"feed.devicePort" must be the TCP port (1-65535) the app fetches the feed on, on the device (e.g. 8765), got 70000'],
         ['feed.path', 'feed.xml', '"feed.path" must be a URL path starting with "/" (e.g. "/feed.xml"), got "feed.xml"'],
         ['feed.format', 'json', '"feed.format" must be "rss" or "atom" (e.g. "rss"), got "json"'],
-        ['notifications.match', 'id', '"notifications.match" must be "hashcode-id" (notification id = String.hashCode() of the link), "tag" (tag = link) or "title" (e.g. "hashcode-id"), got "id"'],
+        ['notifications.match', 'id', '"notifications.match" must be "hashcode-id" (notification id = String.hashCode() of the link), "tag" (tag = link), "title" or "row-id" (notification id = a row id of database.table) (e.g. "hashcode-id"), got "id"'],
         ['backend.idempotencyHeader', 'Idempotency Key', '"backend.idempotencyHeader" must be an HTTP header name (e.g. "Idempotency-Key"), got "Idempotency Key"'],
         ['timeouts.runMs', 0, '"timeouts.runMs" must be a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms) (e.g. 30000), got 0'],
         ['timeouts.runMs', 1099511627776, '"timeouts.runMs" must be a whole number of milliseconds from 1 to 2147483647 (2^31-1, the longest delay a Node timer keeps; a longer one fires after 1 ms) (e.g. 30000), got 1099511627776'],

@@ -263,20 +263,36 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
         found: api >= 33 ? (granted ? 'POST_NOTIFICATIONS granted' : 'POST_NOTIFICATIONS not granted') : `not a runtime permission on API ${api}`,
         fix: `adb -s ${serial} shell pm grant ${pkg} android.permission.POST_NOTIFICATIONS`,
       });
-      if (runAs.ok) {
+      const work = config.work;
+      if (runAs.ok && work.scheduler === 'jobscheduler') {
+        // The app's own JobService: its job is listed by dumpsys jobscheduler once the app scheduled it.
         try {
-          const work = await readWorkSnapshot(device, config);
-          const spec = work.namedSpecs[0];
+          const job = await findJob(device, { pkg, ...(work.jobId !== undefined ? { jobId: work.jobId } : {}), ...(work.jobService !== undefined ? { serviceClass: work.jobService } : {}) });
+          const wanted = [work.jobId !== undefined ? `job ${work.jobId}` : '', work.jobService !== undefined ? `of ${work.jobService}` : ''].filter((s) => s !== '').join(' ');
+          add({
+            name: 'periodic job scheduled',
+            ok: job !== null,
+            found: job === null ? `no ${wanted} of ${pkg} in dumpsys jobscheduler` : `job ${job.jobId}${job.namespace ? ` in namespace ${job.namespace}` : ''} of ${job.serviceClass ?? 'the app'}`,
+            fix: `launch the app once (${launch}) so it schedules its job; if it still fails, check work.jobId / work.jobService in ${path} (dedup-verify init lists the app's periodic jobs)`,
+          });
+        } catch (e) {
+          add({ name: 'periodic job scheduled', ok: false, found: describeError(e), fix: `launch the app once so it schedules its job: ${launch}` });
+        }
+      }
+      if (runAs.ok && work.scheduler === 'workmanager') {
+        try {
+          const snapshot = await readWorkSnapshot(device, config, work);
+          const spec = snapshot.namedSpecs[0];
           const job = spec?.systemId === undefined ? null : await findJob(device, { pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE });
           add({
             name: 'periodic work scheduled',
             ok: job !== null,
             found:
               spec === undefined
-                ? `no periodic work named "${config.work.uniqueName}"`
+                ? `no periodic work named "${work.uniqueName}"`
                 : job === null
                   ? `WorkSpec ${spec.id} has no registered job (force-stopped since it last ran?)`
-                  : `"${config.work.uniqueName}": job ${job.jobId}${job.namespace ? ` in namespace ${job.namespace}` : ''}, interval ${spec.intervalDuration} ms`,
+                  : `"${work.uniqueName}": job ${job.jobId}${job.namespace ? ` in namespace ${job.namespace}` : ''}, interval ${spec.intervalDuration} ms`,
             fix: `launch the app once (${launch}); if it still fails, check work.uniqueName in ${path} (dedup-verify init lists the app's unique work)`,
           });
         } catch (e) {

@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { deleteRows, pullDatabase, tableRowsRead, withDatabase } from '../../android/app-data.js';
 import { quoteSqlIdentifier } from '../../android/names.js';
 import type { ShellRead } from '../../android/shell-reads.js';
-import { ErrorCode, hasErrorCode } from '../../errors.js';
+import { ConfigError, ErrorCode, hasErrorCode } from '../../errors.js';
 import type { DbSnapshot } from '../harness.js';
+import type { Config, KeyDatabase } from '../../config/types.js';
 import { inspectDedupSchema } from '../dedup-schema.js';
 import type { DeviceSteps } from '../device-steps.js';
 
@@ -37,14 +38,17 @@ export class KeyTableStore implements DedupStore {
   /** The dedup table's keys read with the app's start before the scenario primed them (primeStored). */
   private keysWithStart: { keys: Set<string>; changes: number; journal: number } | undefined;
 
-  constructor(private readonly steps: DeviceSteps) {}
+  constructor(
+    private readonly steps: DeviceSteps,
+    private readonly database: KeyDatabase,
+  ) {}
 
   get unprimed(): boolean {
     return this.storedKeys === undefined;
   }
 
   keysRead(): ShellRead<Set<string>> {
-    const { file, table, keyColumn } = this.steps.config.database;
+    const { file, table, keyColumn } = this.database;
     const rows = tableRowsRead(this.steps.device.serial, { pkg: this.steps.pkg, db: file, table });
     return {
       commands: rows.commands,
@@ -90,7 +94,7 @@ export class KeyTableStore implements DedupStore {
 
   async forget(keys: readonly string[]): Promise<void> {
     const steps = this.steps;
-    const { file, table, keyColumn } = steps.config.database;
+    const { file, table, keyColumn } = this.database;
     const marks = keys.map(() => '?').join(', ');
     const result = await deleteRows(steps.device, {
       pkg: steps.pkg,
@@ -113,7 +117,7 @@ export class KeyTableStore implements DedupStore {
 
   async readDatabase(): Promise<DbSnapshot> {
     const steps = this.steps;
-    const { file, table, keyColumn } = steps.config.database;
+    const { file, table, keyColumn } = this.database;
     const pulled = await pullDatabase(steps.device, { pkg: steps.pkg, db: file, hostDir: `${steps.ctx.backupDir}/read-${randomUUID()}` });
     const keys = withDatabase(pulled.dbPath, true, (db) =>
       (db.prepare(`SELECT ${quoteSqlIdentifier(keyColumn)} AS k FROM ${quoteSqlIdentifier(table)}`).all() as { k: unknown }[]).map((r) =>
@@ -125,12 +129,29 @@ export class KeyTableStore implements DedupStore {
   }
 
   inspectSchema(db: DbSnapshot, sampleKey: string | undefined): void {
-    const { table, keyColumn } = this.steps.config.database;
+    const { table, keyColumn } = this.database;
     const schema = inspectDedupSchema(db.copyPath, table, keyColumn, sampleKey);
     this.steps.record({ type: 'schema', t: this.steps.deviceTimeEstimate(), table, keyColumn, ...schema });
     this.steps.note(
       `indexes on ${table}: ${schema.indexes.map((ix) => `${ix.name}${ix.unique ? ' (unique)' : ''}`).join(', ') || 'none'}; ` +
         `${keyColumn} is ${schema.columns.find((c) => c.name === keyColumn)?.notnull === true ? 'NOT NULL' : 'nullable'}`,
     );
+  }
+}
+
+/** The DedupStore for config.database (by its kind). */
+export function dedupStoreFor(config: Config, steps: DeviceSteps): DedupStore {
+  const database = config.database;
+  if (database === undefined) throw new ConfigError('a config without "database" is not supported by this version of dedup-verify', 'database');
+  switch (database.kind) {
+    case 'key':
+      return new KeyTableStore(steps, database);
+    case 'flag':
+    case 'watermark':
+      throw new ConfigError(`database.kind "${database.kind}" is not supported by this version of dedup-verify`, 'database.kind');
+    default: {
+      const unreachable: never = database;
+      throw new Error(`unknown database.kind ${String(unreachable)}`);
+    }
   }
 }

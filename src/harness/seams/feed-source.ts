@@ -9,6 +9,8 @@ import { renderFeed } from '../../feed/render-feed.js';
 import type { FaultPlan, ItemSpec, Journal, ServedItem, ServerEffect } from '../harness.js';
 import { stripQuery } from '../run-observation.js';
 import type { DeviceSteps } from '../device-steps.js';
+import type { Config } from '../../config/types.js';
+import { ConfigError } from '../../errors.js';
 
 export type Route = 'feed' | 'receipts';
 
@@ -123,4 +125,10 @@ export class BuildFieldFeed implements FeedSource {
   servedLinks(): string[] {
     return [...this.served.values()].map((s) => s.item);
   }
+}
+
+/** The FeedSource for the config: the feed URL is a build field unless feed.attach says how to subscribe. */
+export function feedSourceFor(config: Config, steps: DeviceSteps, scenario: string, journalStart: number): FeedSource {
+  if (config.feed.attach !== undefined) throw new ConfigError('feed.attach is not supported by this version of dedup-verify', 'feed.attach');
+  return new BuildFieldFeed(steps, scenario, journalStart);
 }

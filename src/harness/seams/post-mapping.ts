@@ -8,6 +8,7 @@ import type { Config } from '../../config/types.js';
 import { FeedItemIndex, NotificationMatch } from '../../android/notification-mapping.js';
 import { getNotificationRecord, listNotificationKeys } from '../../android/notifications.js';
 import type { DeviceSteps } from '../device-steps.js';
+import { ConfigError } from '../../errors.js';
 
 export interface PostMapping {
   /** The rule FeedItemIndex.map applies first. */
@@ -65,6 +66,8 @@ export function postMappingFor(config: Config, steps: DeviceSteps): PostMapping 
       return new TagMapping(steps);
     case 'title':
       return new TitleMapping(steps);
+    case 'row-id':
+      throw new ConfigError('notifications.match "row-id" is not supported by this version of dedup-verify', 'notifications.match');
     default: {
       const unreachable: never = match;
       throw new Error(`unknown notifications.match ${String(unreachable)}`);

@@ -5,6 +5,7 @@
  * after a start.
  */
 import type { OutcomeSource, ScheduleSpec } from '../../history/events.js';
+import type { Config, WorkManagerWork } from '../../config/types.js';
 import { describeRowChange, outcomeFromRows, WorkState, type WorkSpecRow } from '../../android/work-spec.js';
 import { DedupVerifyError, ErrorCode, TimeoutError } from '../../errors.js';
 import { findJob, getJobState, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
@@ -123,6 +124,7 @@ export class WorkManagerScheduling implements Scheduling {
   constructor(
     private readonly steps: DeviceSteps,
     private readonly store: DedupStore,
+    private readonly work: WorkManagerWork,
   ) {}
 
   private get pkg(): string {
@@ -187,7 +189,7 @@ export class WorkManagerScheduling implements Scheduling {
       return { kind: 'refused', deviceTime, sent: false, evidence: [why] };
     };
     if (!spec || spec.systemId === undefined) {
-      return refused(`no scheduled job for the unique work "${steps.config.work.uniqueName}" (WorkSpec ${spec ? 'without SystemIdInfo' : 'missing'})`);
+      return refused(`no scheduled job for the unique work "${this.work.uniqueName}" (WorkSpec ${spec ? 'without SystemIdInfo' : 'missing'})`);
     }
     const jobId = spec.systemId;
     // The job list read with the WorkSpec, before the clock moved: on API 23+ WorkManager does not
@@ -424,7 +426,7 @@ export class WorkManagerScheduling implements Scheduling {
       if (id !== undefined && state !== undefined && selectJob(state.jobs, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE })) return;
       if (ctx.clock.monotonic() > deadline) {
         throw new TimeoutError(
-          `${this.pkg} did not schedule its periodic work "${config.work.uniqueName}" within ${config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
+          `${this.pkg} did not schedule its periodic work "${this.work.uniqueName}" within ${config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
           config.timeouts.runMs,
         );
       }
@@ -440,11 +442,11 @@ export class WorkManagerScheduling implements Scheduling {
     const journal = steps.ctx.server.journal().length;
     if (withKeys) {
       // Before the scenario primes its keys: the dedup table goes out with the same reads.
-      const [work, jobs, keys] = await steps.read([workSnapshotRead(steps.device.serial, steps.config), jobListRead(this.pkg), this.store.keysRead()]);
+      const [work, jobs, keys] = await steps.read([workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg), this.store.keysRead()]);
       this.store.readWithStart(keys, { changes, journal });
       this.lastWorkRead = { work, jobs, changes, journal };
     } else {
-      const [work, jobs] = await steps.read([workSnapshotRead(steps.device.serial, steps.config), jobListRead(this.pkg)]);
+      const [work, jobs] = await steps.read([workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg)]);
       this.lastWorkRead = { work, jobs, changes, journal };
     }
     return this.lastWorkRead;
@@ -454,7 +456,7 @@ export class WorkManagerScheduling implements Scheduling {
     const steps = this.steps;
     const changes = steps.changesSent();
     const journal = steps.ctx.server.journal().length;
-    const [value, work, jobs] = await steps.read([read, workSnapshotRead(steps.device.serial, steps.config), jobListRead(this.pkg)]);
+    const [value, work, jobs] = await steps.read([read, workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg)]);
     this.lastWorkRead = { work, jobs, changes, journal };
     return value;
   }
@@ -492,11 +494,26 @@ export class WorkManagerScheduling implements Scheduling {
       type: 'schedule',
       t,
       ...(label !== undefined ? { label } : {}),
-      uniqueName: steps.config.work.uniqueName,
-      ...(steps.config.work.workerClass !== undefined ? { workerClass: steps.config.work.workerClass } : {}),
+      uniqueName: this.work.uniqueName,
+      ...(this.work.workerClass !== undefined ? { workerClass: this.work.workerClass } : {}),
       specs: [...byId.values()],
       primary: work.primary?.id ?? null,
     });
     return work;
+  }
+}
+
+/** The Scheduling for config.work (by its scheduler). */
+export function schedulingFor(config: Config, steps: DeviceSteps, store: DedupStore): Scheduling {
+  const work = config.work;
+  switch (work.scheduler) {
+    case 'workmanager':
+      return new WorkManagerScheduling(steps, store, work);
+    case 'jobscheduler':
+      throw new DedupVerifyError(ErrorCode.Config, 'work.scheduler "jobscheduler" is not supported by this version of dedup-verify');
+    default: {
+      const unreachable: never = work;
+      throw new Error(`unknown work.scheduler ${String(unreachable)}`);
+    }
   }
 }
