@@ -240,18 +240,18 @@ async function writeDatabaseCopy(
 }
 
 /**
- * Copies a database with its -wal into a fresh host directory: the two files in parallel, each
- * over its own service (the fastest for a large file; databaseRead sends both in one).
+ * Copies a database with its -wal into a fresh host directory, as one snapshot: the -wal, the
+ * main file and the -wal again in one shell invocation, sent again when the -wal changed in
+ * between (databaseRead). Two separate reads could straddle a checkpoint, which moves pages from
+ * the -wal into the main file and restarts the -wal (sqlite.org/wal.html, "Checkpointing"): the
+ * copy would then lack the pages the checkpoint moved, or hold them twice.
  */
 export async function pullDatabase(
   device: AndroidDevice,
   request: { readonly pkg: string; readonly db: string; readonly hostDir?: string },
 ): Promise<PulledDatabase> {
-  const relative = databasePath(request.db);
-  // Main file and WAL in parallel. Not -shm: it is only the WAL's index, which SQLite rebuilds
-  // from the WAL when the copy is opened (sqlite.org/walformat.html, "the wal-index").
-  const [main, wal] = await Promise.all([readAppFile(device, request.pkg, relative), readAppFile(device, request.pkg, `${relative}-wal`)]);
-  return writeDatabaseCopy(device.serial, request, relative, main, wal);
+  const [pulled] = await runReads(device, [databaseRead(device.serial, request)]);
+  return pulled;
 }
 
 export interface TableQuery {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { assertRunAs, deleteRows, loadDatabaseBackup, readSharedPrefs, readTableRows, restoreDatabase } from '../../../src/android/app-data.js';
+import { assertRunAs, deleteRows, loadDatabaseBackup, pullDatabase, readSharedPrefs, readTableRows, restoreDatabase } from '../../../src/android/app-data.js';
 import { DedupVerifyError } from '../../../src/errors.js';
 import { FakeDevice } from './fake-device.js';
 
@@ -139,6 +139,42 @@ describe('app data through run-as', () => {
     const { device } = appDevice(files);
     const rows = await readTableRows(device, { pkg: PKG, db: 'feed.db', table: 'notifications', where: 'link IS NOT NULL' });
     expect(rows.map((r) => r['link'])).to.deep.equal(['https://feed.example.com/items/1', 'https://feed.example.com/items/2']);
+  });
+
+  it('pulls a database as one snapshot: a checkpoint between the reads makes it read again', async () => {
+    // The app checkpoints right after the harness read the -wal the first time: the main file
+    // gains the -wal's pages and the -wal restarts. A copy of the old -wal beside the new main
+    // file would be torn; the -wal read again after the main file tells.
+    const path = join(dir, 'feed.db');
+    const db = new Database(path);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.prepare('INSERT INTO notifications (link, title, published_at, notified_at) VALUES (?, ?, ?, ?)').run('https://feed.example.com/items/3', 'Third', 1716997200000, 1717000001300);
+    const after = { main: readFileSync(path), wal: readFileSync(`${path}-wal`) };
+    db.close();
+    let walReads = 0;
+    const live = new Map(files);
+    const swapping = new Map(files);
+    swapping.get = (key: string): Buffer | undefined => {
+      if (key === 'databases/feed.db-wal' && ++walReads === 1) {
+        const before = live.get(key);
+        live.set('databases/feed.db', after.main);
+        live.set(key, after.wal);
+        return before;
+      }
+      return live.get(key);
+    };
+    const { device } = appDevice(swapping);
+    const pulled = await pullDatabase(device, { pkg: PKG, db: 'feed.db' });
+    try {
+      expect(walReads).to.equal(4);
+      expect(sha(readFileSync(pulled.dbPath))).to.equal(sha(after.main));
+      expect(sha(readFileSync(`${pulled.dbPath}-wal`))).to.equal(sha(after.wal));
+      const copy = new Database(pulled.dbPath, { readonly: true });
+      expect(copy.prepare('SELECT count(*) AS n FROM notifications').get()).to.deep.equal({ n: 4 });
+      copy.close();
+    } finally {
+      await pulled.cleanup();
+    }
   });
 
   it('deletes rows on a backed-up copy, removes the stale -wal/-shm, and restores exactly', async () => {

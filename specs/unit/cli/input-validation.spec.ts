@@ -79,6 +79,13 @@ describe('bad input: one line naming the fix, exit 2, before anything starts', (
     }
   });
 
+  it('virtual-device --physical with another --api is refused (the phone is one Android 14 build), and starts nothing', async () => {
+    expectOneLine(
+      await cli(['virtual-device', '--physical', '--api', '36']),
+      /^error: --physical answers as a Pixel 8 on Android 14 \(API 34\); leave out --api 36, or leave out --physical for an emulator of API 36\.$/m,
+    );
+  });
+
   it('a bad --shard is reported before the missing config', async () => {
     for (const shard of ['3/2', 'x', '0/2']) {
       expectOneLine(await cli(['run', '--shard', shard], { cwd: empty }), new RegExp(`^error: --shard takes I/N with 1 ≤ I ≤ N, e\\.g\\. --shard 1/4 \\(got "${shard}"\\)\\.$`));

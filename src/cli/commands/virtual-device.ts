@@ -7,7 +7,7 @@
  */
 import { DedupVerifyError, ErrorCode, UsageError } from '../../errors.js';
 import { MAX_LATENCY_MS, isValidLatencyMs } from '../../virtual-device/adbd/delayed-link.js';
-import { API_LEVELS, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
+import { API_LEVELS, PHYSICAL_API_LEVEL, isApiLevel, type ApiLevel } from '../../virtual-device/profiles.js';
 import { startVirtualDevices, type RunningVirtualDevice } from '../../virtual-device/server.js';
 import { appLogLevelOption, appProfileOption, assertBugNames } from '../inputs.js';
 import type { AppProfile } from '../../virtual-device/apps/feed-notifier/app-profiles.js';
@@ -66,6 +66,11 @@ function readOptions(opts: Readonly<Record<string, unknown>>): VirtualDeviceCliO
   assertBugNames(bug);
   const appLogLevel = appLogLevelOption(opts['appLogLevel'] ?? 'info');
   const appProfile = appProfileOption(opts['appProfile'] ?? 'reference');
+  // A phone answers as one real build (a Pixel 8 on Android 14, src/virtual-device/profiles.ts):
+  // another --api would be silently dropped.
+  if (opts['physical'] === true && opts['api'] !== undefined && api !== PHYSICAL_API_LEVEL) {
+    throw new UsageError(`--physical answers as a Pixel 8 on Android 14 (API ${PHYSICAL_API_LEVEL}); leave out --api ${api}, or leave out --physical for an emulator of API ${api}.`);
+  }
   return { port, count, api, bugs: bug, noRoot: opts['root'] === false, noSqlite3: opts['sqlite3'] === false, latency, appLogLevel, physical: opts['physical'] === true, appProfile };
 }
 
