@@ -65,17 +65,35 @@ function siteIsCalled(project: Project, site: PeriodicSite): boolean {
 export function scheduleNotes(project: Project): LintNote[] {
   if (project.files.length === 0) return [];
   const sites = findPeriodicSites(project);
-  if (sites.some((s) => siteIsCalled(project, s))) return [];
+  const uncalled = sites.filter((s) => !siteIsCalled(project, s));
+  if (sites.length > 0 && uncalled.length === 0) return [];
   const found = otherSchedules(project);
   if (sites.length > 0) {
     if (found.length === 0) return [];
-    const site = sites[0] as PeriodicSite;
-    const where = `${site.file.path}:${(site.file.tokens[site.index] as Token).line}`;
-    return [{
-      file: found[0]?.file as string,
-      line: found[0]?.line as number,
-      message: `the PeriodicWorkRequest (${where}) is built in a function nothing calls, so the work is not scheduled by WorkManager; found instead: ${found.slice(0, 5).map((f) => `${f.what} (${f.file}:${f.line})`).join(', ')}: ${RuleId.WindowVsInterval} compared the unused request's interval, not the one that runs`,
-    }];
+    const instead = `found instead: ${found.slice(0, 5).map((f) => `${f.what} (${f.file}:${f.line})`).join(', ')}${found.length > 5 ? ` and ${found.length - 5} more` : ''}`;
+    const where = (site: PeriodicSite): string => `${site.file.path}:${(site.file.tokens[site.index] as Token).line}`;
+    if (uncalled.length === sites.length) {
+      const site = sites[0] as PeriodicSite;
+      return [{
+        file: found[0]?.file as string,
+        line: found[0]?.line as number,
+        message: `the PeriodicWorkRequest (${where(site)}) is built in a function nothing calls, so the work is not scheduled by WorkManager; ${instead}: ${RuleId.WindowVsInterval} compared the unused request's interval, not the one that runs`,
+      }];
+    }
+    // other periodic work is scheduled (a cleanup), but this request is not: its worker does not run
+    // periodically, and the periodic work that does is the JobScheduler job or alarm (Droid-ify's
+    // SyncWorker.schedulePeriodicSync() beside CleanUpWorker's schedule and SyncService.Job)
+    return uncalled.map((site) => {
+      const fn = functionAt(site.file.decls, site.index);
+      const worker = site.worker !== undefined ? `${site.worker}'s PeriodicWorkRequest` : 'a PeriodicWorkRequest';
+      return {
+        file: site.file.path,
+        line: (site.file.tokens[site.index] as Token).line,
+        message:
+          `${worker} (${where(site)}) is built in ${fn ? `${fn.name}(), ` : ''}a function nothing calls, so WorkManager does not run ${site.worker ?? 'that work'} periodically; ` +
+          `${instead}: ${RuleId.WindowVsInterval} read the unused request's interval, not the one that runs`,
+      };
+    });
   }
   const workers = workerClasses(project).filter((w) => w.cls.name !== '');
   const instead = found.length > 0

@@ -62,6 +62,79 @@ describe('lint recall on real apps\' forms', () => {
     const app = { path: 'App.kt', text: 'class App : android.app.Application() {\n  override fun onCreate() { super.onCreate(); LegacyWork.schedulePeriodicSync(this) }\n}\n' };
     expect(lintSources([job, legacy, app]).notes).to.deep.equal([]);
   });
+
+  it('notes the unused PeriodicWorkRequest when another one is scheduled beside the JobScheduler job (Droid-ify)', async () => {
+    const D = 'fixtures/lint/schedule/unused-periodic-beside-live';
+    const S = `${D}/src/main/kotlin/com/example/store`;
+    const r = await lintPaths([D]);
+    expect(r.findings).to.deep.equal([]);
+    expect(r.notes).to.deep.equal([{
+      file: `${S}/work/SyncWorker.kt`,
+      line: 22,
+      message:
+        `SyncWorker's PeriodicWorkRequest (${S}/work/SyncWorker.kt:22) is built in schedulePeriodicSync(), a function nothing calls, so WorkManager does not run SyncWorker periodically; ` +
+        `found instead: JobScheduler setPeriodic (${S}/service/SyncService.kt:31): window-vs-interval read the unused request's interval, not the one that runs`,
+    }]);
+  });
+
+  it('follows a 401 folded into a failed Boolean to Result.retry() (Droid-ify)', async () => {
+    const D = 'fixtures/lint/retry-on-auth-failure/bad-folded-status';
+    const S = `${D}/src/main/kotlin/com/example/store`;
+    const r = await lintPaths([D]);
+    // the catch-all retry (line 33) is not reached by a 401: nothing throws one
+    expect(where(r, D)).to.deep.equal(['src/main/kotlin/com/example/store/work/SyncWorker.kt:30:17 retry-on-auth-failure']);
+    expect(r.findings[0]?.message).to.equal(
+      `HTTP 401 and 403 to a request sent with credentials (\`authentication()\`, ${S}/network/Downloader.kt:51) ` +
+      `fail \`isSuccessful || code == HTTP_NOT_MODIFIED\` in \`asNetworkResponse()\` (${S}/network/Downloader.kt:44) like any other error, ` +
+      `and nothing \`sync()\` (${S}/data/RepoRepository.kt:15) reaches tells them apart: \`sync()\` can answer false for them, and \`success\` false returns Result.retry(): ` +
+      'an authorization failure folded into a failed Boolean does not heal by retrying, so the worker backs off and retries without end and hides the sign-in the user must do; ' +
+      'carry the 401/403 out (a result or an exception of its own) and return Result.failure() for it',
+    );
+    expect(r.findings[0]?.related).to.deep.equal([
+      { file: `${S}/network/Downloader.kt`, line: 44, what: 'HTTP 401/403 taken as any failure' },
+      { file: `${S}/network/Downloader.kt`, line: 51, what: 'credentials sent' },
+    ]);
+  });
+
+  it('is quiet when the 401 leaves the sync as an exception of its own that the worker fails on', async () => {
+    const D = 'fixtures/lint/retry-on-auth-failure/bad-folded-status';
+    const sources = await readSources(D);
+    const edit = (name: string, from: string, to: string) => (s: { path: string; text: string }) => {
+      if (!s.path.endsWith(name)) return s;
+      expect(s.text).to.include(from);
+      return { ...s, text: s.text.replace(from, to) };
+    };
+    // downloadIndex() reads the response and throws for 401; the worker fails on that exception
+    const carried = sources
+      .map(edit('EntrySyncable.kt', '    downloadToFile(\n', '    val response = downloadToFile(\n'))
+      .map(edit('EntrySyncable.kt', '    return indexFile', '    if (response is NetworkResponse.Error.Http && response.statusCode == 401) throw AuthenticationException()\n    return indexFile'))
+      .map(edit('EntrySyncable.kt', 'import java.io.File\n', 'import java.io.File\nimport com.example.store.network.NetworkResponse\nclass AuthenticationException : Exception()\n'))
+      .map(edit('EntrySyncable.kt', '        } catch (t: Throwable) {', '        } catch (e: AuthenticationException) {\n            throw e\n        } catch (t: Throwable) {'))
+      .map(edit('SyncWorker.kt', '        } catch (t: Throwable) {', '        } catch (e: com.example.store.sync.AuthenticationException) {\n            Result.failure()\n        } catch (t: Throwable) {'));
+    expect(lintSources(sources).findings).to.have.length(1);
+    expect(lintSources(carried).findings).to.deep.equal([]);
+  });
+
+  it('is quiet on a retry for a missing network, a Boolean no HTTP status reaches (AntennaPod FeedUpdateWorker.java:108-111)', () => {
+    const text =
+      'object NetworkUtils {\n  var connected = true\n  fun networkAvailable(): Boolean {\n    if (!connected) return false\n    return true\n  }\n}\n' +
+      'class FeedUpdateWorker(c: Context, p: WorkerParameters) : CoroutineWorker(c, p) {\n' +
+      '  override suspend fun doWork(): Result {\n    if (!NetworkUtils.networkAvailable()) return Result.retry()\n    return Result.success()\n  }\n}\n';
+    expect(lintSources([{ path: 'FeedUpdateWorker.kt', text }]).findings).to.deep.equal([]);
+  });
+
+  it('takes a bare isSuccessful as the status test only in an extension of a response type, and judges only a request sent with credentials', () => {
+    const worker = (receiver: string, header: string): string =>
+      'class W(c: Context, p: WorkerParameters) : CoroutineWorker(c, p) {\n' +
+      '  override suspend fun doWork(): Result {\n    val ok = fetch()\n    return if (ok) Result.success() else Result.retry()\n  }\n' +
+      `  private fun fetch(): Boolean {\n    val r: ${receiver} = client.newCall(Request.Builder().url(URL).header("${header}", token).build()).execute()\n    return r.ok()\n  }\n}\n` +
+      `private fun ${receiver}.ok(): Boolean = if (isSuccessful) true else false\n`;
+    const rules = (text: string): string[] => lintSources([{ path: 'W.kt', text }]).findings.map((f) => `${f.line} ${f.rule}`);
+    expect(rules(worker('Response', 'Authorization'))).to.deep.equal(['4 retry-on-auth-failure']);
+    expect(rules(worker('Job', 'Authorization'))).to.deep.equal([]);
+    // no credentials on the request: a 401 is not what its failure will be
+    expect(rules(worker('Response', 'Idempotency-Key'))).to.deep.equal([]);
+  });
 });
 
 describe('lint dedup-on-title: the title must be the key', () => {

@@ -10,9 +10,15 @@
  * `in 400..499 -> Result.retry()`, `else -> Result.retry()` in a `when` on the status,
  * `if (code == 401) return Result.retry()`, `if (!response.isSuccessful) return Result.retry()`,
  * Java `case 401:` / `default:` and `case 401, 403 ->`.
+ *
+ * Also followed: a 401/403 thrown as an exception and caught into `Result.retry()`, and a 401/403
+ * folded into a failed Boolean that is retried (Droid-ify's `if (success) … else Result.retry()`,
+ * its `success` false for any failed download, the 401 of a request sent with credentials
+ * included).
  */
+import type { FunctionDecl } from '../declarations.js';
 import { functionAt } from '../declarations.js';
-import type { FunctionRef, ParsedFile, Project, RuleOutput } from '../model.js';
+import type { Finding, FunctionRef, ParsedFile, Project, RuleOutput } from '../model.js';
 import { resolverOf } from '../resolve.js';
 import { RuleId } from '../model.js';
 import type { Range } from '../syntax.js';
@@ -43,7 +49,11 @@ function isStatusOperand(file: ParsedFile, r: Range): boolean {
 
 function isSuccessfulAtom(file: ParsedFile, r: Range): boolean {
   const last = file.tokens[isOp(file.tokens[r.end], ')') ? r.end - 2 : r.end];
-  return isIdent(last, /^(isSuccessful|isSuccess)$/) && r.end > r.start;
+  if (!isIdent(last, /^(isSuccessful|isSuccess)$/)) return false;
+  if (r.end > r.start) return true;
+  // a bare `isSuccessful` is the receiver's in an extension of a response type
+  // (Droid-ify's `private fun Response.asNetworkResponse()`); elsewhere it may be any local
+  return /Response$/.test(functionAt(file.decls, r.start)?.receiverType?.name ?? '');
 }
 
 interface NumberSet {
@@ -525,68 +535,85 @@ function typeTestsAround(file: ParsedFile, r: number, param: string, block: Rang
   return out;
 }
 
-function checkThrownAuthFailures(project: Project, findings: RuleOutput['findings'], reported: Set<string>): void {
-  const auth = new AuthThrows(project);
-  const resolver = resolverOf(project);
+/** A `Result.retry()` call: the `retry` token and the function whose body holds it. */
+interface RetrySite {
+  readonly file: ParsedFile;
+  readonly r: number;
+  readonly fn: FunctionDecl & { readonly body: Range };
+  readonly key: string;
+}
+
+function retrySites(project: Project): RetrySite[] {
+  const out: RetrySite[] = [];
   for (const file of project.files) {
     for (let r = 0; r < file.tokens.length; r++) {
       if (!(isIdent(file.tokens[r], 'retry') && isOp(file.tokens[r - 1], '.') && isIdent(file.tokens[r - 2], 'Result') && isOp(file.tokens[r + 1], '('))) continue;
       const fn = functionAt(file.decls, r);
-      if (!fn?.body) continue;
-      const ref = { file, fn };
-      const tries = allTries(file, fn.body);
-      // the retry sits in a catch block of a try in this function
-      let hit: { tr: TryStatement; clause: CatchClause } | undefined;
-      for (let open = file.enclosingBrace[r] ?? -1; open >= fn.body.start && !hit; open = file.enclosingBrace[open] ?? -1) {
-        for (const tr of tries) {
-          const clause = tr.catches.find((c) => c.body.start === open);
-          if (clause) {
-            hit = { tr, clause };
-            break;
-          }
+      if (fn?.body) out.push({ file, r, fn: fn as RetrySite['fn'], key: `${file.path}:${r}` });
+    }
+  }
+  return out;
+}
+
+/** Where a finding on a retry site points: the `Result` of `Result.retry()`. */
+function findingAt(site: RetrySite): Pick<Finding, 'file' | 'line' | 'column' | 'rule'> {
+  const t = site.file.tokens[site.r - 2] as Token;
+  return { file: site.file.path, line: t.line, column: t.column, rule: RULE };
+}
+
+function checkThrownAuthFailures(project: Project, sites: readonly RetrySite[], findings: RuleOutput['findings'], reported: Set<string>): void {
+  const auth = new AuthThrows(project);
+  const resolver = resolverOf(project);
+  for (const site of sites) {
+    const { file, r, fn } = site;
+    const ref = { file, fn };
+    const tries = allTries(file, fn.body);
+    // the retry sits in a catch block of a try in this function
+    let hit: { tr: TryStatement; clause: CatchClause } | undefined;
+    for (let open = file.enclosingBrace[r] ?? -1; open >= fn.body.start && !hit; open = file.enclosingBrace[open] ?? -1) {
+      for (const tr of tries) {
+        const clause = tr.catches.find((c) => c.body.start === open);
+        if (clause) {
+          hit = { tr, clause };
+          break;
         }
       }
-      if (!hit) continue;
-      const { tr, clause } = hit;
-      const tests = typeTestsAround(file, r, clause.param, clause.body);
-      const raised = auth.raisedIn(ref, { start: tr.block.start + 1, end: tr.block.end - 1 }, 0, true);
-      const caught = raised.filter((ex) => {
-        // the first catch clause that catches it must be this one
-        const first = tr.catches.find((c) => c.types.some((ty) => auth.isSubtype(ex.type, ty, file)));
-        if (first !== clause) return false;
-        return tests.every((t) => auth.isSubtype(ex.type, t.type, ex.file) === t.positive);
-      });
-      if (caught.length === 0) continue;
-      const key = `${file.path}:${r}`;
-      if (reported.has(key)) continue;
-      reported.add(key);
-      const codes = [...new Set(caught.map((c) => c.code))].sort();
-      // name the exception as thrown where the status was read, when it arrives unwrapped
-      const ex = caught.slice().sort((a, b) => a.wrapped.length - b.wrapped.length || a.code - b.code)[0] as Thrown;
-      const origin = ex.file.tokens[ex.at] as Token;
-      const lineage = (type: string): string => {
-        const chain: string[] = [];
-        const c = resolver.classesNamed(type, ex.file)[0];
-        if (c) for (const a of resolver.ancestors(c).slice(1)) chain.push(a.cls.name);
-        return chain.length > 0 ? ` (extends ${chain.join(' → ')})` : '';
-      };
-      const via = ex.wrapped.length > 0 ? `, wrapped in ${ex.wrapped.map((w) => `\`${w}\``).join(', ')}` : '';
-      const op = file.language === 'java' ? 'instanceof' : 'is';
-      const how = `\`catch (${clause.types.join(' | ')})\`${tests.length > 0 ? ` and ${tests.map((t) => `\`${t.positive ? '' : '!'}(${clause.param} ${op} ${t.type})\``).join(', ')}` : ''}`;
-      const t = file.tokens[r - 2] as Token;
-      findings.push({
-        file: file.path,
-        line: t.line,
-        column: t.column,
-        rule: RULE,
-        message:
-          `HTTP ${ex.code} is thrown as \`${ex.type}\`${lineage(ex.type)} at ${ex.file.path}:${origin.line}${via} and reaches Result.retry() through ${how}` +
-          `${codes.filter((c) => c !== ex.code).map((c) => ` (HTTP ${c} too)`).join('')}: ` +
-          'an authorization failure does not heal by retrying, so the worker backs off and retries without end and hides the sign-in the user must do; ' +
-          'return Result.failure() for the authentication error',
-        related: [{ file: ex.file.path, line: origin.line, what: `HTTP ${ex.code} thrown as ${ex.type}` }],
-      });
     }
+    if (!hit) continue;
+    const { tr, clause } = hit;
+    const tests = typeTestsAround(file, r, clause.param, clause.body);
+    const raised = auth.raisedIn(ref, { start: tr.block.start + 1, end: tr.block.end - 1 }, 0, true);
+    const caught = raised.filter((ex) => {
+      // the first catch clause that catches it must be this one
+      const first = tr.catches.find((c) => c.types.some((ty) => auth.isSubtype(ex.type, ty, file)));
+      if (first !== clause) return false;
+      return tests.every((t) => auth.isSubtype(ex.type, t.type, ex.file) === t.positive);
+    });
+    if (caught.length === 0) continue;
+    if (reported.has(site.key)) continue;
+    reported.add(site.key);
+    const codes = [...new Set(caught.map((c) => c.code))].sort();
+    // name the exception as thrown where the status was read, when it arrives unwrapped
+    const ex = caught.slice().sort((a, b) => a.wrapped.length - b.wrapped.length || a.code - b.code)[0] as Thrown;
+    const origin = ex.file.tokens[ex.at] as Token;
+    const lineage = (type: string): string => {
+      const chain: string[] = [];
+      const c = resolver.classesNamed(type, ex.file)[0];
+      if (c) for (const a of resolver.ancestors(c).slice(1)) chain.push(a.cls.name);
+      return chain.length > 0 ? ` (extends ${chain.join(' → ')})` : '';
+    };
+    const via = ex.wrapped.length > 0 ? `, wrapped in ${ex.wrapped.map((w) => `\`${w}\``).join(', ')}` : '';
+    const op = file.language === 'java' ? 'instanceof' : 'is';
+    const how = `\`catch (${clause.types.join(' | ')})\`${tests.length > 0 ? ` and ${tests.map((t) => `\`${t.positive ? '' : '!'}(${clause.param} ${op} ${t.type})\``).join(', ')}` : ''}`;
+    findings.push({
+      ...findingAt(site),
+      message:
+        `HTTP ${ex.code} is thrown as \`${ex.type}\`${lineage(ex.type)} at ${ex.file.path}:${origin.line}${via} and reaches Result.retry() through ${how}` +
+        `${codes.filter((c) => c !== ex.code).map((c) => ` (HTTP ${c} too)`).join('')}: ` +
+        'an authorization failure does not heal by retrying, so the worker backs off and retries without end and hides the sign-in the user must do; ' +
+        'return Result.failure() for the authentication error',
+      related: [{ file: ex.file.path, line: origin.line, what: `HTTP ${ex.code} thrown as ${ex.type}` }],
+    });
   }
 }
 
@@ -604,35 +631,233 @@ function allTries(file: ParsedFile, body: Range): TryStatement[] {
   return out;
 }
 
-export function checkRetryOnAuthFailure(project: Project): RuleOutput {
-  const findings: RuleOutput['findings'] = [];
-  checkThrownAuthFailures(project, findings, new Set());
-  for (const file of project.files) {
-    for (let r = 0; r < file.tokens.length; r++) {
-      if (!(isIdent(file.tokens[r], 'retry') && isOp(file.tokens[r - 1], '.') && isIdent(file.tokens[r - 2], 'Result') && isOp(file.tokens[r + 1], '('))) continue;
-      const fn = functionAt(file.decls, r);
-      if (!fn?.body) continue;
-      const codes: number[] = [];
-      const via = new Set<string>();
-      for (const c of AUTH_CODES) {
-        const v = judgeEnclosing(project, file, r, c, fn.body);
-        if (v.routed && !v.excluded) {
-          codes.push(c);
-          for (const x of v.via) via.add(x);
+// ---------------------------------------------------------------------------------------------
+// A 401/403 folded into a failed Boolean and retried
+
+/** A status test that tells success from failure and puts 401 and 403 with the other errors. */
+interface FoldedTest {
+  readonly ref: FunctionRef;
+  readonly condition: Range;
+  /** Where the request is given credentials: a 401 is the answer to them. */
+  readonly credentials: { readonly ref: FunctionRef; readonly at: number };
+}
+
+/**
+ * Credentials put on a request: an `Authorization` header (`"Authorization"`, a `"Bearer …"` or
+ * `"Basic …"` value, Retrofit's `@Header("Authorization")`), OkHttp's `Credentials.basic(…)`,
+ * Ktor's `basicAuth`/`bearerAuth`.
+ */
+function credentialsAt(file: ParsedFile, k: number): boolean {
+  const t = file.tokens[k] as Token;
+  if (t.kind === TokenKind.String) return /^(proxy-)?authorization$/i.test(t.value) || /^(Bearer|Basic) /.test(t.value);
+  if (isIdent(t, 'Credentials')) return isOp(file.tokens[k + 1], '.') && isIdent(file.tokens[k + 2], 'basic');
+  return isIdent(t, /^(basicAuth|bearerAuth)$/) && isCallAt(file, k);
+}
+
+/** Names of the auth statuses: `HttpURLConnection`'s, servlet `SC_…`, Ktor's `HttpStatusCode.Unauthorized`. */
+const AUTH_NAME = /^(HTTP_UNAUTHORIZED|HTTP_FORBIDDEN|UNAUTHORIZED|FORBIDDEN|SC_UNAUTHORIZED|SC_FORBIDDEN|Unauthorized|Forbidden)$/;
+const BOOLEAN = /^(Boolean|boolean)$/;
+
+/** The status codes a test is asked about: success, the auth failures, a server error. */
+function statusTruths(project: Project, file: ParsedFile, cond: Range): { ok: Truth; auth: Truth[]; server: Truth } {
+  return {
+    ok: evalCondition(project, file, cond, 200),
+    auth: AUTH_CODES.map((c) => evalCondition(project, file, cond, c)),
+    server: evalCondition(project, file, cond, 500),
+  };
+}
+
+class FoldedStatus {
+  private readonly memo = new Map<FunctionRef['fn'], FoldedTest | null>();
+  private readonly resolver;
+
+  constructor(private readonly project: Project, private readonly auth: AuthThrows) {
+    this.resolver = resolverOf(project);
+  }
+
+  /**
+   * The status test that `g` (a function returning Boolean) reaches, when it folds 401 and 403
+   * into the failure the other errors take and nothing `g` reaches tells them apart: no test on
+   * the status that 401/403 answer differently from a 500 (`code == 401`, `in 400..499`, a
+   * `when` branch), no 401/403 literal or `HTTP_UNAUTHORIZED`-like name, no exception thrown for
+   * them. Undefined otherwise.
+   */
+  foldedIn(g: FunctionRef): FoldedTest | undefined {
+    const m = this.memo.get(g.fn);
+    if (m !== undefined) return m ?? undefined;
+    let found: Omit<FoldedTest, 'credentials'> | undefined;
+    let credentials: FoldedTest['credentials'] | undefined;
+    let apart = this.auth.escaping(g).length > 0;
+    for (const r of this.resolver.reachable([g]).values()) {
+      if (apart) break;
+      const file = r.file;
+      // a Retrofit method's parameters carry its headers (`@Header("Authorization") token: String`)
+      if (credentials === undefined && !r.fn.body && r.fn.paramsOpen >= 0) {
+        for (let k = r.fn.paramsOpen; k <= (file.match[r.fn.paramsOpen] ?? -1) && credentials === undefined; k++) if (credentialsAt(file, k)) credentials = { ref: r, at: k };
+      }
+      const body = r.fn.body;
+      if (!body) continue;
+      for (let k = body.start; k <= body.end && !apart; k++) {
+        const t = file.tokens[k] as Token;
+        if (credentials === undefined && credentialsAt(file, k)) credentials = { ref: r, at: k };
+        if (t.kind === TokenKind.Number && (t.numberValue === 401 || t.numberValue === 403)) apart = true;
+        else if (isIdent(t, AUTH_NAME)) apart = true;
+        else if (isIdent(t, 'if') && isOp(file.tokens[k + 1], '(')) {
+          const close = file.match[k + 1] ?? -1;
+          if (close < 0) continue;
+          const cond = { start: k + 2, end: close - 1 };
+          const v = statusTruths(this.project, file, cond);
+          if (v.auth.some((a) => a !== 'U' && a !== v.server)) apart = true;
+          else if (found === undefined && v.ok !== 'U' && v.auth.every((a) => a !== 'U' && a !== v.ok && a === v.server)) found = { ref: r, condition: cond };
+        } else if (isIdent(t, 'when') && file.language === 'kotlin') {
+          const subject = whenSubject(file, k);
+          const open = subject === undefined ? k + 1 : (file.match[k + 1] ?? k) + 1;
+          if (!isOp(file.tokens[open], '{') || (subject !== undefined && !isStatusOperand(file, subject))) continue;
+          const entries = parseWhenEntries(file, open);
+          const first = (c: number): WhenEntry | undefined => entries.find((e) => entryMatches(this.project, file, e, subject, c) === 'T');
+          const server = first(500);
+          if (AUTH_CODES.some((c) => first(c) !== server)) apart = true;
         }
       }
-      if (codes.length === 0) continue;
-      const t = file.tokens[r - 2] as Token;
-      findings.push({
-        file: file.path,
-        line: t.line,
-        column: t.column,
-        rule: RULE,
-        message:
-          `Result.retry() is returned for HTTP ${codes.join(' and ')} (${[...via].join(', ')}): an authorization failure does not heal by retrying, ` +
-          'so the worker backs off and retries forever and hides the sign-in the user must do; return Result.failure() for 401/403',
-      });
+    }
+    // a request sent with no credentials the sources show (a receipt to the app's own server) is not judged
+    const out = apart || found === undefined || credentials === undefined ? undefined : { ...found, credentials };
+    this.memo.set(g.fn, out ?? null);
+    return out;
+  }
+}
+
+/** The Boolean operands whose `false` leads to the token `r` through the `if`s of the function: `if (ok) … else ⟨r⟩`, `if (!ok) ⟨r⟩`, `if (ok) return …; ⟨r⟩`. */
+function falseOperandsBefore(file: ParsedFile, r: number, body: Range): Range[] {
+  const out: Range[] = [];
+  for (let i = body.start; i < r; i++) {
+    if (!isIdent(file.tokens[i], 'if')) continue;
+    const p = parseIf(file, i);
+    if (!p) continue;
+    const inThen = within(r, p.then);
+    const inElse = p.otherwise !== undefined && within(r, p.otherwise);
+    const afterExit = !inThen && !inElse && p.then.end < r && p.otherwise === undefined && exits(file, p.then);
+    if (!inThen && !inElse && !afterExit) continue;
+    const cond = unwrapParens(file, p.condition);
+    if (inThen) {
+      // then-branch: any `!x` of a disjunction being true
+      for (const part of splitTopLevel(file, cond, ['||']).parts) {
+        const u = unwrapParens(file, part);
+        if (isOp(file.tokens[u.start], '!')) out.push({ start: u.start + 1, end: u.end });
+      }
+    } else {
+      // else-branch or past an early exit: any positive `x` of a conjunction being false
+      for (const part of splitTopLevel(file, cond, ['&&']).parts) {
+        const u = unwrapParens(file, part);
+        if (!isOp(file.tokens[u.start], '!')) out.push(u);
+      }
     }
   }
+  // only plain operands: a name or a call chain, no comparison
+  return out.filter((o) => {
+    for (let k = o.start; k <= o.end; k++) {
+      const t = file.tokens[k] as Token;
+      if (isOp(t, '(') || isOp(t, '[') || isOp(t, '{')) {
+        k = file.match[k] ?? k;
+        continue;
+      }
+      if (t.kind === TokenKind.Operator && !isOp(t, '.') && !isOp(t, '?.') && !isOp(t, '!!')) return false;
+    }
+    return true;
+  });
+}
+
+/** A Boolean function with a `false` in its body. */
+function hasFalse(r: FunctionRef): boolean {
+  const body = r.fn.body;
+  if (!body || !BOOLEAN.test(r.fn.returnType?.name ?? '')) return false;
+  for (let m = body.start; m <= body.end; m++) if (isIdent(r.file.tokens[m], 'false')) return true;
+  return false;
+}
+
+function checkFoldedAuthFailures(project: Project, sites: readonly RetrySite[], findings: RuleOutput['findings'], reported: Set<string>): void {
+  const resolver = resolverOf(project);
+  const folded = new FoldedStatus(project, new AuthThrows(project));
+  for (const site of sites) {
+    const { file, r, fn } = site;
+    if (reported.has(site.key)) continue;
+    let hit: { operand: Range; g: FunctionRef; test: FoldedTest } | undefined;
+    for (const operand of falseOperandsBefore(file, r, fn.body)) {
+      // the operand itself, or the values a local of that name is given in the function
+      const ranges: Range[] = [operand];
+      if (operand.start === operand.end) {
+        const name = (file.tokens[operand.start] as Token).value;
+        for (const v of project.values) if (v.file === file && v.fn === fn && v.name === name && v.nameIndex < r) ranges.push(v.init);
+        for (let k = fn.body.start; k < r; k++) {
+          if (isIdent(file.tokens[k], name) && isOp(file.tokens[k + 1], '=') && !isOp(file.tokens[k - 1], '.')) ranges.push({ start: k + 2, end: statementEnd(file, k + 2) });
+        }
+      }
+      for (const range of ranges) {
+        for (let k = range.start; k <= range.end && !hit; k++) {
+          if (!isIdent(file.tokens[k]) || !isCallAt(file, k)) continue;
+          for (const g of resolver.resolveCall(file, k)) {
+            if (!BOOLEAN.test(g.fn.returnType?.name ?? '') || !g.fn.body) continue;
+            // it can answer false: a `false` in its body (`var success = false`, `return false`) or in a Boolean function it calls
+            if (!resolver.reaches(g, 'boolean-false', hasFalse)) continue;
+            const test = folded.foldedIn(g);
+            if (test) {
+              hit = { operand, g, test };
+              break;
+            }
+          }
+        }
+        if (hit) break;
+      }
+      if (hit) break;
+    }
+    if (!hit) continue;
+    reported.add(site.key);
+    const { g, test } = hit;
+    const testLine = (test.ref.file.tokens[test.condition.start] as Token).line;
+    const gLine = (g.file.tokens[g.fn.nameIndex] as Token).line;
+    const cred = test.credentials;
+    const credLine = (cred.ref.file.tokens[cred.at] as Token).line;
+    findings.push({
+      ...findingAt(site),
+      message:
+        `HTTP 401 and 403 to a request sent with credentials (\`${cred.ref.fn.name}()\`, ${cred.ref.file.path}:${credLine}) ` +
+        `fail \`${rangeText(test.ref.file, test.condition, 60)}\` in \`${test.ref.fn.name}()\` (${test.ref.file.path}:${testLine}) like any other error, ` +
+        `and nothing \`${g.fn.name}()\` (${g.file.path}:${gLine}) reaches tells them apart: \`${g.fn.name}()\` can answer false for them, and ` +
+        `\`${rangeText(file, hit.operand, 40)}\` false returns Result.retry(): an authorization failure folded into a failed Boolean does not heal by retrying, ` +
+        'so the worker backs off and retries without end and hides the sign-in the user must do; carry the 401/403 out (a result or an exception of its own) and return Result.failure() for it',
+      related: [
+        { file: test.ref.file.path, line: testLine, what: 'HTTP 401/403 taken as any failure' },
+        { file: cred.ref.file.path, line: credLine, what: 'credentials sent' },
+      ],
+    });
+  }
+}
+
+export function checkRetryOnAuthFailure(project: Project): RuleOutput {
+  const findings: RuleOutput['findings'] = [];
+  const reported = new Set<string>();
+  const sites = retrySites(project);
+  checkThrownAuthFailures(project, sites, findings, reported);
+  for (const site of sites) {
+    const { file, r, fn } = site;
+    const codes: number[] = [];
+    const via = new Set<string>();
+    for (const c of AUTH_CODES) {
+      const v = judgeEnclosing(project, file, r, c, fn.body);
+      if (v.routed && !v.excluded) {
+        codes.push(c);
+        for (const x of v.via) via.add(x);
+      }
+    }
+    if (codes.length === 0) continue;
+    reported.add(site.key);
+    findings.push({
+      ...findingAt(site),
+      message:
+        `Result.retry() is returned for HTTP ${codes.join(' and ')} (${[...via].join(', ')}): an authorization failure does not heal by retrying, ` +
+        'so the worker backs off and retries forever and hides the sign-in the user must do; return Result.failure() for 401/403',
+    });
+  }
+  checkFoldedAuthFailures(project, sites, findings, reported);
   return { findings, unresolved: [] };
 }
