@@ -280,6 +280,8 @@ export interface SchemaColumn {
   type: string;
   notnull: boolean;
   pk: boolean;
+  /** The column's DEFAULT as SQL text (PRAGMA table_info's dflt_value), null for none; absent in histories written before it was recorded. */
+  default?: string | null;
 }
 
 export interface SchemaIndex {
@@ -517,7 +519,8 @@ function isScheduleSpec(value: unknown): boolean {
 }
 
 function isSchemaColumn(value: unknown): boolean {
-  return isRecord(value) && typeof value['name'] === 'string' && typeof value['type'] === 'string' && typeof value['notnull'] === 'boolean' && typeof value['pk'] === 'boolean';
+  return isRecord(value) && typeof value['name'] === 'string' && typeof value['type'] === 'string' && typeof value['notnull'] === 'boolean' && typeof value['pk'] === 'boolean' &&
+    (value['default'] === undefined || value['default'] === null || typeof value['default'] === 'string');
 }
 
 function isSchemaIndex(value: unknown): boolean {
@@ -632,7 +635,7 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
         required(o, 'primary', 'the id of the driven WorkSpec, or null', (v) => v === null || typeof v === 'string');
     case 'schema':
       return checkTimed(o) ?? required(o, 'table', 'a table name', isString) ?? required(o, 'keyColumn', 'a column name', isString) ??
-        required(o, 'columns', 'an array of {name, type, notnull, pk}', (v) => Array.isArray(v) && v.every(isSchemaColumn)) ??
+        required(o, 'columns', 'an array of {name, type, notnull, pk, default?}', (v) => Array.isArray(v) && v.every(isSchemaColumn)) ??
         required(o, 'indexes', 'an array of {name, unique, partial, columns}', (v) => Array.isArray(v) && v.every(isSchemaIndex)) ??
         optional(o, 'nullKeyRowsStored', 'a whole number >= 0', isRunNumber) ??
         optional(o, 'replay', 'an object {key, rowsAdded}', (v) => isRecord(v) && typeof v['key'] === 'string' && isRunNumber(v['rowsAdded']));
