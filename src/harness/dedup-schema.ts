@@ -1,8 +1,10 @@
 /**
  * The dedup table's schema, read from a pulled copy of the app's database (never the device's
- * own file), and two probe inserts made inside a transaction that is rolled back: two rows with
- * a NULL key, and an existing key inserted again. The result is data (the history's `schema`
- * event); src/checker/properties/dedup-table.ts judges it.
+ * own file), with each column's DEFAULT, and two probe inserts made inside a transaction that is
+ * rolled back: two rows with a NULL key (when the key is nullable), and a copy of an existing
+ * key's row inserted again (the same item replayed: the other columns of a composite UNIQUE
+ * index are the row's own). The result is data (the history's `schema` event);
+ * src/checker/properties/dedup-table.ts judges it.
  *
  * Nothing here is Android's own behaviour: it is SQLite's, read through PRAGMA table_info,
  * index_list (`unique`, `partial`) and index_info (sqlite.org/pragma.html), as the app's Room
