@@ -342,45 +342,92 @@ export interface DeleteRowsResult {
   readonly remainingRows: number;
 }
 
-/** Deletes rows safely (see the file comment). The app is left stopped. */
-export async function deleteRows(device: AndroidDevice, request: DeleteRowsRequest): Promise<DeleteRowsResult> {
+/**
+ * One change of the app's database, made on a copy (see the file comment): `apply` runs on a
+ * host copy of the backup, the copy goes back with the app stopped, and `verify` runs on a
+ * fresh copy pulled from the device afterwards (it throws when the change is not there). The
+ * app is left stopped.
+ */
+export async function editDatabase<A, V>(
+  device: AndroidDevice,
+  request: { readonly pkg: string; readonly db: string; readonly backupDir: string; readonly now?: () => number },
+  edit: { readonly apply: (db: Database.Database) => A; readonly verify: (db: Database.Database, backup: DatabaseBackup) => V },
+): Promise<{ readonly backup: DatabaseBackup; readonly applied: A; readonly verified: V }> {
   const backup = await backupDatabase(device, request);
   const work = await mkdtemp(join(tmpdir(), 'dv-edit-'));
   try {
     const name = backup.db.split('/').pop() ?? 'db';
     const dbPath = join(work, name);
     await copyBackupFiles(backup, dbPath);
-    const table = quoteSqlIdentifier(request.table);
-    const condition = request.where ? ` WHERE ${request.where}` : '';
-    const params = request.params ?? [];
-    const deletedRows = withDatabase(dbPath, false, (db) => {
-      const changes = db.prepare(`DELETE FROM ${table}${condition}`).run(...params).changes;
+    const applied = withDatabase(dbPath, false, (db) => {
+      const result = edit.apply(db);
       db.pragma('wal_checkpoint(TRUNCATE)');
-      return changes;
+      return result;
     });
     const edited = await readFile(dbPath);
     const side = [...SQLITE_SIDE_FILES, '-journal'].map((suffix) => `${backup.db}${suffix}`);
     await writeAppFile(device, request.pkg, backup.db, edited, side);
-    // Verify on a fresh copy from the device: no WAL left behind, and the rows are gone.
+    // Verify on a fresh copy from the device: no WAL left behind, and the change is there.
     const check = await pullDatabase(device, { pkg: request.pkg, db: backup.db });
     try {
       if (check.hasWal) {
         throw new DedupVerifyError(ErrorCode.DeviceCommand, `${backup.db}-wal of ${request.pkg} reappeared after the edit; is the app still running? The backup is in ${backup.dir}.`);
       }
-      const left = withDatabase(check.dbPath, true, (db) =>
-        (db.prepare(`SELECT count(*) AS n FROM ${table}${condition}`).get(...params) as { n: number }).n,
-      );
-      if (left !== 0) {
-        throw new DedupVerifyError(ErrorCode.DeviceCommand, `${left} matching rows are still in ${request.table} of ${request.pkg} after the edit; the backup is in ${backup.dir}.`);
-      }
-      const remainingRows = withDatabase(check.dbPath, true, (db) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-      return { backup, deletedRows, remainingRows };
+      const verified = withDatabase(check.dbPath, true, (db) => edit.verify(db, backup));
+      return { backup, applied, verified };
     } finally {
       await check.cleanup();
     }
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Deletes rows safely (see the file comment). The app is left stopped. */
+export async function deleteRows(device: AndroidDevice, request: DeleteRowsRequest): Promise<DeleteRowsResult> {
+  const table = quoteSqlIdentifier(request.table);
+  const condition = request.where ? ` WHERE ${request.where}` : '';
+  const params = request.params ?? [];
+  const { backup, applied, verified } = await editDatabase(device, request, {
+    apply: (db) => db.prepare(`DELETE FROM ${table}${condition}`).run(...params).changes,
+    verify: (db, saved) => {
+      const left = (db.prepare(`SELECT count(*) AS n FROM ${table}${condition}`).get(...params) as { n: number }).n;
+      if (left !== 0) {
+        throw new DedupVerifyError(ErrorCode.DeviceCommand, `${left} matching rows are still in ${request.table} of ${request.pkg} after the edit; the backup is in ${saved.dir}.`);
+      }
+      return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    },
+  });
+  return { backup, deletedRows: applied, remainingRows: verified };
+}
+
+export interface UpdateRowsRequest extends DeleteRowsRequest {
+  /** The column set on every matching row, and its new value. */
+  readonly set: { readonly column: string; readonly value: string | number | null };
+}
+
+export interface UpdateRowsResult {
+  readonly backup: DatabaseBackup;
+  /** Rows the condition matched (SQLite counts a row set to the value it had as changed). */
+  readonly updatedRows: number;
+}
+
+/** Sets one column of the matching rows safely (see the file comment). The app is left stopped. */
+export async function updateRows(device: AndroidDevice, request: UpdateRowsRequest): Promise<UpdateRowsResult> {
+  const table = quoteSqlIdentifier(request.table);
+  const column = quoteSqlIdentifier(request.set.column);
+  const condition = request.where ? ` WHERE ${request.where}` : '';
+  const params = request.params ?? [];
+  const { backup, applied } = await editDatabase(device, request, {
+    apply: (db) => db.prepare(`UPDATE ${table} SET ${column} = ?${condition}`).run(request.set.value, ...params).changes,
+    verify: (db, saved) => {
+      const left = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE (${request.where ?? '1'}) AND ${column} IS NOT ?`).get(...params, request.set.value) as { n: number }).n;
+      if (left !== 0) {
+        throw new DedupVerifyError(ErrorCode.DeviceCommand, `${left} matching rows of ${request.table} of ${request.pkg} do not have ${request.set.column} = ${String(request.set.value)} after the edit; the backup is in ${saved.dir}.`);
+      }
+    },
+  });
+  return { backup, updatedRows: applied };
 }
 
 /** Puts a backed-up database back exactly (main and -wal; -shm is rebuilt by SQLite). */
@@ -409,6 +456,55 @@ export async function loadDatabaseBackup(backupDir: string): Promise<DatabaseBac
 export async function readSharedPrefs(device: AndroidDevice, pkg: string, name: string): Promise<Record<string, PrefValue> | null> {
   const file = await readAppFile(device, pkg, `shared_prefs/${name.endsWith('.xml') ? name : `${name}.xml`}`);
   return file === null ? null : parseSharedPrefs(file.toString('utf8'));
+}
+
+export interface AppFilesBackup {
+  readonly pkg: string;
+  /** Host directory: `files/<path>` for each file that existed, and `backup.json`. */
+  readonly dir: string;
+  /** Each path backed up, with its checksum (null: the file did not exist). */
+  readonly files: readonly { readonly path: string; readonly sha256: string | null }[];
+  readonly createdAtMs: number;
+}
+
+/**
+ * Changes a SharedPreferences file with the app stopped (docs/design.md §8): force-stop, back the
+ * file and its `.bak` up on the host, write the edited text back (atomically, verified by
+ * writeAppFile) and remove the `.bak`. SharedPreferencesImpl.loadFromDisk replaces the file with
+ * its `.bak` when one exists (`if (mBackupFile.exists()) { mFile.delete();
+ * mBackupFile.renameTo(mFile); }`, makeBackupFile: the path + ".bak"; frameworks/base
+ * core/java/android/app/SharedPreferencesImpl.java @01a70b2e), so a `.bak` left by an
+ * interrupted write is what the app would read: the edit starts from it, and it goes, or the
+ * next start would undo the edit. The app is left stopped.
+ */
+export async function editSharedPrefs(
+  device: AndroidDevice,
+  request: { readonly pkg: string; readonly path: string; readonly backupDir: string; readonly now?: () => number },
+  edit: (xml: string) => string,
+): Promise<AppFilesBackup> {
+  const { pkg, path } = request;
+  await assertRunAs(device, pkg);
+  await forceStop(device, pkg);
+  const bak = `${path}.bak`;
+  const [[main, stale]] = await runReads(device, [appFilesRead(device.serial, pkg, [path, bak])]);
+  const files: { path: string; sha256: string | null }[] = [];
+  for (const [file, data] of [[path, main ?? null], [bak, stale ?? null]] as const) {
+    if (data !== null) {
+      const host = join(request.backupDir, 'files', ...file.split('/'));
+      await mkdir(join(host, '..'), { recursive: true });
+      await writeFile(host, data);
+    }
+    files.push({ path: file, sha256: data === null ? null : sha256(data) });
+  }
+  const backup: AppFilesBackup = { pkg, dir: request.backupDir, files, createdAtMs: (request.now ?? Date.now)() };
+  await mkdir(request.backupDir, { recursive: true });
+  await writeFile(join(request.backupDir, 'backup.json'), `${JSON.stringify(backup, null, 2)}\n`);
+  const current = stale ?? main ?? null;
+  if (current === null) {
+    throw new DeviceCommandError(`${pkg} has no ${path} on ${device.serial} (has the app run yet?).`, { command: `run-as ${pkg} cat ${path}`, stderr: 'No such file or directory' });
+  }
+  await writeAppFile(device, pkg, path, Buffer.from(edit(current.toString('utf8')), 'utf8'), stale === null || stale === undefined ? [] : [bak]);
+  return backup;
 }
 
 /** Runs `run-as PKG CMD... PATH...` in chunks (one shell command line stays far below ARG_MAX). */

@@ -60,8 +60,10 @@ export const ANOMALY_KINDS = {
   // The dedup table.
   'duplicate-row': { effect: 'fail', property: 'rows', means: 'two rows of the dedup table carry one key' },
   'no-key-column': { effect: 'unknown', property: 'schema', means: 'the dedup table has no column of the configured key: nothing to inspect' },
-  'no-unique-index': { effect: 'fail', property: 'schema', means: 'no UNIQUE index on exactly the key column' },
-  'key-not-nullable': { effect: 'fail', property: 'schema', means: 'the key column is NOT NULL: legacy rows without an identity cannot coexist' },
+  'no-unique-index': { effect: 'fail', property: 'schema', means: 'no UNIQUE, non-partial index holds the key column' },
+  'key-not-nullable': { effect: 'fail', property: 'schema', means: 'the key column is NOT NULL with a default (or the history does not say which): legacy rows without an identity cannot coexist' },
+  'key-required': { effect: 'info', property: 'schema', means: 'the key column is NOT NULL with no default: every row has a key, and the table never had rows without one to keep' },
+  'key-unique-per-columns': { effect: 'info', property: 'schema', means: 'the UNIQUE index holding the key holds other columns too: the key is unique per value of those' },
   'null-keys-collide': { effect: 'fail', property: 'schema', means: 'two rows with a NULL key could not both be stored' },
   'replayed-insert-duplicated': { effect: 'fail', property: 'schema', means: 'inserting an existing key again added a row instead of being ignored' },
 } as const satisfies Record<string, AnomalyKindInfo>;

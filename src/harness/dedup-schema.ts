@@ -1,8 +1,10 @@
 /**
  * The dedup table's schema, read from a pulled copy of the app's database (never the device's
- * own file), and two probe inserts made inside a transaction that is rolled back: two rows with
- * a NULL key, and an existing key inserted again. The result is data (the history's `schema`
- * event); src/checker/properties/dedup-table.ts judges it.
+ * own file), with each column's DEFAULT, and two probe inserts made inside a transaction that is
+ * rolled back: two rows with a NULL key (when the key is nullable), and a copy of an existing
+ * key's row inserted again (the same item replayed: the other columns of a composite UNIQUE
+ * index are the row's own). The result is data (the history's `schema` event);
+ * src/checker/properties/dedup-table.ts judges it.
  *
  * Nothing here is Android's own behaviour: it is SQLite's, read through PRAGMA table_info,
  * index_list (`unique`, `partial`) and index_info (sqlite.org/pragma.html), as the app's Room
@@ -23,7 +25,8 @@ interface ColumnRow {
   name: string;
   type: string;
   notnull: number;
-  dflt_value: unknown;
+  /** The DEFAULT as SQL text, null for none (sqlite.org/pragma.html#pragma_table_info). */
+  dflt_value: string | null;
   pk: number;
 }
 
@@ -45,7 +48,7 @@ export function inspectDedupSchema(copyPath: string, table: string, keyColumn: s
   const db = new Database(copyPath);
   try {
     const columnRows = db.prepare(`PRAGMA table_info(${quoteSqlIdentifier(table)})`).all() as ColumnRow[];
-    const columns = columnRows.map((c) => ({ name: c.name, type: c.type, notnull: c.notnull !== 0, pk: c.pk !== 0 }));
+    const columns = columnRows.map((c) => ({ name: c.name, type: c.type, notnull: c.notnull !== 0, pk: c.pk !== 0, default: c.dflt_value }));
     const indexes = (db.prepare(`PRAGMA index_list(${quoteSqlIdentifier(table)})`).all() as IndexListRow[]).map((ix) => ({
       name: ix.name,
       unique: ix.unique !== 0,
@@ -58,14 +61,24 @@ export function inspectDedupSchema(copyPath: string, table: string, keyColumn: s
     let replay: { key: string; rowsAdded: number } | undefined;
     db.exec('BEGIN');
     try {
-      const fillable = columnRows.filter((c) => c.name !== keyColumn && c.notnull && c.dflt_value === null && !c.pk);
-      const names = [keyColumn, ...fillable.map((c) => c.name)].map(quoteSqlIdentifier).join(', ');
-      const marks = [keyColumn, ...fillable.map((c) => c.name)].map(() => '?').join(', ');
-      const insert = db.prepare(`INSERT OR IGNORE INTO ${quoteSqlIdentifier(table)} (${names}) VALUES (${marks})`);
       if (key.notnull === 0) {
+        const fillable = columnRows.filter((c) => c.name !== keyColumn && c.notnull && c.dflt_value === null && !c.pk);
+        const names = [keyColumn, ...fillable.map((c) => c.name)].map(quoteSqlIdentifier).join(', ');
+        const marks = [keyColumn, ...fillable.map((c) => c.name)].map(() => '?').join(', ');
+        const insert = db.prepare(`INSERT OR IGNORE INTO ${quoteSqlIdentifier(table)} (${names}) VALUES (${marks})`);
         nullKeyRowsStored = [1, 2].map((n) => insert.run(null, ...fillable.map((c) => filler(c, n))).changes).reduce((a, b) => a + b, 0);
       }
-      if (sampleKey !== undefined) replay = { key: sampleKey, rowsAdded: insert.run(sampleKey, ...fillable.map((c) => filler(c, 3))).changes };
+      if (sampleKey !== undefined) {
+        // The same item inserted again: a copy of its row, every column but a rowid alias (a lone
+        // INTEGER PRIMARY KEY, which SQLite gives a new value), so that the other columns of a
+        // composite UNIQUE index (Feeder's feed_id beside guid) are the row's own.
+        const rowidAlias = columnRows.filter((c) => c.pk !== 0).length === 1 ? columnRows.find((c) => c.pk !== 0 && /^INTEGER$/i.test(c.type.trim())) : undefined;
+        const copied = columnRows.filter((c) => c !== rowidAlias).map((c) => quoteSqlIdentifier(c.name)).join(', ');
+        const from = `FROM ${quoteSqlIdentifier(table)} WHERE ${quoteSqlIdentifier(keyColumn)} = ?`;
+        if (db.prepare(`SELECT 1 ${from}`).get(sampleKey) !== undefined) {
+          replay = { key: sampleKey, rowsAdded: db.prepare(`INSERT OR IGNORE INTO ${quoteSqlIdentifier(table)} (${copied}) SELECT ${copied} ${from} LIMIT 1`).run(sampleKey).changes };
+        }
+      }
     } finally {
       db.exec('ROLLBACK');
     }

@@ -77,8 +77,8 @@ export class DeviceHarness implements Harness {
     this.steps = new DeviceSteps(ctx);
     this.app = new AppControl(this.steps);
     this.feed = feedSourceFor(ctx.config, this.steps, scenario, journalStart);
-    this.mapping = postMappingFor(ctx.config, this.steps);
     this.store = dedupStoreFor(ctx.config, this.steps);
+    this.mapping = postMappingFor(ctx.config, this.steps, () => this.store.joins());
     this.scheduling = schedulingFor(ctx.config, this.steps, this.store);
   }
 
@@ -269,6 +269,9 @@ export class DeviceHarness implements Harness {
     evidence: string[];
   }): Promise<RunResult> {
     const window: RunWindow = { run: r.run, probe: r.probe, deviceTime: r.deviceTime, hostAtStart: r.hostAtStart };
+    // The scheduler's state goes out with the keys: the next forced run plans from it. The same
+    // read gives the row joins the posts are mapped through (a row-id app's rows exist before its posts).
+    const stored = await this.store.newStored((read) => this.scheduling.readWithState(read));
     const observed: ObservationContext = {
       pkg: this.pkg,
       match: this.mapping.match,
@@ -285,8 +288,6 @@ export class DeviceHarness implements Harness {
     const requests = observeJournal(this.ctx.server.journal().slice(r.journalFrom), this.ctx.server.effects(), window, observed);
     for (const event of requests.events) this.record(event);
     const { fetchStatuses } = requests;
-    // The scheduler's state goes out with the keys: the next forced run plans from it.
-    const stored = await this.store.newStored((read) => this.scheduling.readWithState(read));
     await Promise.all(this.steps.inFlight.splice(0));
     // A run that fetched nothing is explained by what the app logged about its fetch.
     const fetchError = fetchStatuses.length === 0 ? log.fetchError : undefined;

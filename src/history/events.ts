@@ -152,6 +152,7 @@ export interface NotifiedEvent extends TimedEventBase {
   alertOnce?: boolean;
 }
 
+/** A record of the item appeared during the run: its row (key table), its flag set (flag table), the mark moved to or past it (watermark). */
 export interface StoredEvent extends TimedEventBase {
   type: 'stored';
   run: number;
@@ -200,7 +201,7 @@ export interface FetchError {
 
 export interface ForgottenEvent extends TimedEventBase {
   type: 'forgotten';
-  /** Rows deleted: a new dedup epoch for these items ("all": every item). */
+  /** Records the harness removed (rows deleted, flags cleared, items a mark moved back uncovers): a new dedup epoch for these items ("all": every item). */
   items: 'all' | string[];
 }
 
@@ -238,7 +239,11 @@ export interface EffectEvent extends TimedEventBase {
   item: string;
 }
 
-/** The key column of the dedup table, read from a pulled copy (one value per row). */
+/**
+ * The key column of the dedup table, read from a pulled copy (one value per row). For a watermark
+ * (database.kind "watermark"), `table` is the SharedPreferences file, `keyColumn` its entry, and
+ * `keys` the served items the mark covers, each once.
+ */
 export interface RowsEvent extends TimedEventBase {
   type: 'rows';
   table: string;
@@ -280,6 +285,8 @@ export interface SchemaColumn {
   type: string;
   notnull: boolean;
   pk: boolean;
+  /** The column's DEFAULT as SQL text (PRAGMA table_info's dflt_value), null for none; absent in histories written before it was recorded. */
+  default?: string | null;
 }
 
 export interface SchemaIndex {
@@ -305,7 +312,8 @@ export interface SchemaEvent extends TimedEventBase {
 /**
  * What the harness did. Two kinds share the type:
  * - a step of the harness's own that is not one device command: `fault` (fixture server),
- *   `forget-rows` (what a row deletion did), `probe-run` (a probe's result);
+ *   `forget-rows` (what a row deletion or a cleared flag did), `move-mark` (a watermark moved
+ *   back), `probe-run` (a probe's result);
  * - a device command, exactly as sent (it has `via`): every command the harness sends during a
  *   scenario is recorded, named after what it does (`force-stop`, `start-app`, `start-process`,
  *   `broadcast`, `clear-app-data`, `grant`, `revoke`, `set-time`, `force-run`, `kill`,
@@ -517,7 +525,8 @@ function isScheduleSpec(value: unknown): boolean {
 }
 
 function isSchemaColumn(value: unknown): boolean {
-  return isRecord(value) && typeof value['name'] === 'string' && typeof value['type'] === 'string' && typeof value['notnull'] === 'boolean' && typeof value['pk'] === 'boolean';
+  return isRecord(value) && typeof value['name'] === 'string' && typeof value['type'] === 'string' && typeof value['notnull'] === 'boolean' && typeof value['pk'] === 'boolean' &&
+    (value['default'] === undefined || value['default'] === null || typeof value['default'] === 'string');
 }
 
 function isSchemaIndex(value: unknown): boolean {
@@ -632,7 +641,7 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
         required(o, 'primary', 'the id of the driven WorkSpec, or null', (v) => v === null || typeof v === 'string');
     case 'schema':
       return checkTimed(o) ?? required(o, 'table', 'a table name', isString) ?? required(o, 'keyColumn', 'a column name', isString) ??
-        required(o, 'columns', 'an array of {name, type, notnull, pk}', (v) => Array.isArray(v) && v.every(isSchemaColumn)) ??
+        required(o, 'columns', 'an array of {name, type, notnull, pk, default?}', (v) => Array.isArray(v) && v.every(isSchemaColumn)) ??
         required(o, 'indexes', 'an array of {name, unique, partial, columns}', (v) => Array.isArray(v) && v.every(isSchemaIndex)) ??
         optional(o, 'nullKeyRowsStored', 'a whole number >= 0', isRunNumber) ??
         optional(o, 'replay', 'an object {key, rowsAdded}', (v) => isRecord(v) && typeof v['key'] === 'string' && isRunNumber(v['rowsAdded']));

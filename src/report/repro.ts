@@ -504,8 +504,9 @@ function emitWrite(ctx: RenderContext, step: Extract<ReproStep, { kind: 'action'
   ctx.files.push({ name: file, content: step.data });
   out.comment(`It was given ${step.data.length} bytes on its standard input: the recorded bytes are ${file}.`);
   if (event.action === 'write-app-file') {
-    out.comment("They are the app's file as the harness wrote it (after a row deletion: the recorded database without");
-    out.comment('those rows, which hold the same items as the feeds this script serves).');
+    out.comment("They are the app's file as the harness wrote it (after a row deletion or a cleared flag: the recorded");
+    out.comment('database without those records; after a moved mark: the preferences file with the mark moved back;');
+    out.comment('they hold the same items as the feeds this script serves).');
   }
   out.say(`step ${n}: ${event.action === 'write-app-file' ? "write into the app's data" : event.action}: ${file} on the standard input of ${event.argv?.slice(0, 3).join(' ') ?? 'the recorded command'} ...`);
   out.line(`${adbCommand(event)} <"$HERE/${file}"${orTrue}`);

@@ -11,6 +11,8 @@ export const dbIsTruth: Scenario = {
   },
   catches: ['dedup-elsewhere'],
   needs: {},
+  notApplicable: (config) =>
+    config.database === undefined ? 'the config has no "database": there is no record of the app\'s to delete, so no re-post can show that the record is what the app dedups on' : undefined,
   async run(h) {
     const served = await h.serveFeed([1, 2, 3, 4].map((n) => ({ label: `item-${n}`, title: `Source of truth ${n}`, ageMs: n * HOUR })));
     h.step('first forced run');

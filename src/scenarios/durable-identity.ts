@@ -11,6 +11,12 @@ export const durableIdentity: Scenario = {
   },
   catches: ['no-unique-index'],
   needs: {},
+  notApplicable: (config) =>
+    config.database === undefined
+      ? 'the config has no "database": there is no table whose key column to inspect'
+      : config.database.kind === 'watermark'
+        ? 'database.kind "watermark" keeps one mark in SharedPreferences, no table: there is no key column to index and no row to insert again'
+        : undefined,
   properties: ['rows', 'schema'],
   async run(h) {
     const served = await h.serveFeed([1, 2, 3].map((n) => ({ label: `item-${n}`, title: `Durable ${n}`, ageMs: n * HOUR })));

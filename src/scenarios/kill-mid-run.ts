@@ -35,6 +35,10 @@ export const killMidRun: Scenario = {
   },
   catches: ['record-before-notify', 'record-after-loop'],
   needs: {},
+  notApplicable: (config) =>
+    config.database === undefined
+      ? 'the config has no "database": a repeat after a kill is excused only when the killed run had not recorded the item yet, and nothing shows what the app recorded'
+      : undefined,
   allowedDuplicates: 1,
   async run(h) {
     for (const [i, point] of KILL_POINTS.entries()) {

@@ -11,6 +11,7 @@ export const processDeathReplay: Scenario = {
   },
   catches: ['memory-only-dedup'],
   needs: {},
+  notApplicable: (config) => (config.database === undefined ? 'the config has no "database": its rows check reads the app\'s record, which the config does not name' : undefined),
   properties: ['rows'],
   async run(h) {
     await h.serveFeed([1, 2, 3, 4].map((n) => ({ label: `item-${n}`, title: `Survives death ${n}`, ageMs: n * HOUR })));

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { assertRunAs, deleteRows, loadDatabaseBackup, pullDatabase, readSharedPrefs, readTableRows, restoreDatabase } from '../../../src/android/app-data.js';
+import { assertRunAs, deleteRows, editSharedPrefs, loadDatabaseBackup, pullDatabase, readSharedPrefs, readTableRows, restoreDatabase, updateRows } from '../../../src/android/app-data.js';
+import { setLongPref } from '../../../src/android/shared-prefs-edit.js';
 import { DedupVerifyError } from '../../../src/errors.js';
 import { FakeDevice } from './fake-device.js';
 
@@ -238,6 +239,58 @@ describe('app data through run-as', () => {
     const { device } = appDevice(files);
     expect(await readSharedPrefs(device, PKG, 'feed_prefs')).to.deep.equal({ last_seen_published_at: { type: 'long', value: 5 } });
     expect(await readSharedPrefs(device, PKG, 'absent')).to.equal(null);
+  });
+
+  it('sets a column of the matching rows on a backed-up copy (a flag cleared), the rows staying, and verifies it', async () => {
+    const original = new Map(files);
+    const { device, events } = appDevice(files);
+    const backupDir = join(dir, 'flag-backup');
+    const result = await updateRows(device, {
+      pkg: PKG, db: 'feed.db', table: 'notifications', where: 'link IN (?, ?)', params: ['https://feed.example.com/items/1', 'https://feed.example.com/items/9'],
+      set: { column: 'notified_at', value: 0 }, backupDir,
+    });
+    expect(result.updatedRows).to.equal(1);
+    expect(events[0]).to.equal(`force-stop ${PKG}`);
+    expect([...files.keys()].sort()).to.deep.equal(['databases/feed.db']);
+    const rowsNow = await readTableRows(device, { pkg: PKG, db: 'feed.db', table: 'notifications' });
+    expect(rowsNow.map((r) => [r['link'], r['notified_at']])).to.deep.equal([[null, 1], ['https://feed.example.com/items/1', 0], ['https://feed.example.com/items/2', 1717000001250]]);
+    const backup = await loadDatabaseBackup(backupDir);
+    expect(backup.sha256).to.deep.equal({ main: sha(original.get('databases/feed.db')), wal: sha(original.get('databases/feed.db-wal')) });
+  });
+
+  it('moves a SharedPreferences <long> with the app stopped, backing up the file and its .bak, starting from the .bak and removing it', async () => {
+    const prefs = (value: number): Buffer => Buffer.from(`<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n<map>\n    <long name="mark" value="${value}" />\n</map>\n`);
+    files.set('shared_prefs/state.xml', prefs(30));
+    // A write interrupted mid-way: SharedPreferencesImpl would read the .bak, not the file.
+    files.set('shared_prefs/state.xml.bak', prefs(20));
+    const { device, events } = appDevice(files);
+    const backupDir = join(dir, 'prefs-backup');
+    const seen: string[] = [];
+    const backup = await editSharedPrefs(device, { pkg: PKG, path: 'shared_prefs/state.xml', backupDir, now: () => 42 }, (xml) => {
+      seen.push(xml);
+      return setLongPref(xml, 'mark', 10);
+    });
+    expect(seen).to.deep.equal([prefs(20).toString('utf8')]);
+    expect(events[0]).to.equal(`force-stop ${PKG}`);
+    expect(files.get('shared_prefs/state.xml')?.toString('utf8')).to.equal(prefs(10).toString('utf8'));
+    expect(files.has('shared_prefs/state.xml.bak')).to.equal(false);
+    expect(backup).to.deep.equal({
+      pkg: PKG, dir: backupDir, createdAtMs: 42,
+      files: [{ path: 'shared_prefs/state.xml', sha256: sha(prefs(30)) }, { path: 'shared_prefs/state.xml.bak', sha256: sha(prefs(20)) }],
+    });
+    expect(readFileSync(join(backupDir, 'files', 'shared_prefs', 'state.xml'))).to.deep.equal(prefs(30));
+    expect(readFileSync(join(backupDir, 'files', 'shared_prefs', 'state.xml.bak'))).to.deep.equal(prefs(20));
+  });
+
+  it('refuses to edit SharedPreferences the app does not have', async () => {
+    const { device } = appDevice(files);
+    try {
+      await editSharedPrefs(device, { pkg: PKG, path: 'shared_prefs/absent.xml', backupDir: join(dir, 'none') }, (xml) => xml);
+      expect.fail('edited a missing file');
+    } catch (e) {
+      expect(e).to.have.property('code', 'DV_DEVICE_COMMAND');
+      expect((e as Error).message).to.equal(`${PKG} has no shared_prefs/absent.xml on fake-1 (has the app run yet?).`);
+    }
   });
 
   it('refuses paths outside the data directory before touching the device', async () => {

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { checkSegment, type CheckResult } from '../../../src/checker/index.js';
 import { PROPERTIES } from '../../../src/checker/properties/index.js';
-import type { HistoryEvent } from '../../../src/history/events.js';
+import type { HistoryEvent, SchemaEvent } from '../../../src/history/events.js';
 import {
   A, B, H, T, WINDOW, ZERO, counts, effect, fetched, goodSchema, notified, probeRun, published, receipt, rows, run, runFinished,
   runStarted, schedule, spec,
@@ -241,8 +241,8 @@ describe('property checks', () => {
 
     it('fails every broken clause of the schema, each on its own', () => {
       const bad = goodSchema({
-        columns: [{ name: 'link', type: 'TEXT', notnull: true, pk: false }],
-        indexes: [{ name: 'ix_partial', unique: true, partial: true, columns: ['link'] }, { name: 'ix_pair', unique: true, partial: false, columns: ['link', 'title'] }],
+        columns: [{ name: 'link', type: 'TEXT', notnull: true, pk: false, default: "''" }],
+        indexes: [{ name: 'ix_partial', unique: true, partial: true, columns: ['link'] }, { name: 'ix_pair', unique: false, partial: false, columns: ['link', 'title'] }],
         nullKeyRowsStored: 1,
         replay: { key: A, rowsAdded: 1 },
       });
@@ -251,13 +251,92 @@ describe('property checks', () => {
         anomalies: [
           {
             kind: 'no-unique-index', item: '',
-            detail: 'no UNIQUE index on notified_items.link (indexes: ix_partial (unique) (partial) on link; ix_pair (unique) on link, title): the database cannot refuse a second row for the same notification',
+            detail: 'no UNIQUE index on notified_items.link (indexes: ix_partial (unique) (partial) on link; ix_pair on link, title): the database cannot refuse a second row for the same notification',
           },
-          { kind: 'key-not-nullable', item: '', detail: 'notified_items.link is NOT NULL: legacy rows without an identity cannot coexist (nullable is load-bearing)' },
+          {
+            kind: 'key-not-nullable', item: '',
+            detail: "notified_items.link is NOT NULL DEFAULT '': rows without an identity of their own all get '', and a UNIQUE index keeps only one of them (nullable is load-bearing)",
+          },
           { kind: 'null-keys-collide', item: '', detail: 'inserting two rows with a NULL link stored 1: legacy rows cannot coexist' },
           { kind: 'replayed-insert-duplicated', item: A, detail: 'inserting the existing key again added 1 row(s) instead of being ignored' },
         ],
       });
+    });
+
+    it('keeps failing a NOT NULL key in a history that does not record column defaults (written before they were)', () => {
+      expect(check(['schema'], [goodSchema({ columns: [{ name: 'link', type: 'TEXT', notnull: true, pk: false }] })])).to.deep.equal({
+        verdict: 'fail', counts: ZERO,
+        anomalies: [{ kind: 'key-not-nullable', item: '', detail: 'notified_items.link is NOT NULL: legacy rows without an identity cannot coexist (nullable is load-bearing)' }],
+      });
+    });
+
+    /** Feeder's feed_items as Room creates it: guid TEXT NOT NULL, UNIQUE (guid, feed_id); no NULL probe (the key is NOT NULL). */
+    const feederSchema = (feedIdNotNull: boolean, over: Partial<SchemaEvent> = {}): SchemaEvent => {
+      const { nullKeyRowsStored: _notProbed, ...schema } = goodSchema({ table: 'feed_items', keyColumn: 'guid', ...feederTable(feedIdNotNull) });
+      return { ...schema, ...over };
+    };
+    const feederTable = (feedIdNotNull: boolean): Pick<SchemaEvent, 'columns' | 'indexes'> => ({
+      columns: [
+        { name: 'id', type: 'INTEGER', notnull: true, pk: true, default: null },
+        { name: 'guid', type: 'TEXT', notnull: true, pk: false, default: null },
+        { name: 'notified', type: 'INTEGER', notnull: true, pk: false, default: null },
+        { name: 'feed_id', type: 'INTEGER', notnull: feedIdNotNull, pk: false, default: null },
+      ],
+      indexes: [
+        { name: 'index_feed_items_guid_feed_id', unique: true, partial: false, columns: ['guid', 'feed_id'] },
+        { name: 'index_feed_items_feed_id', unique: false, partial: false, columns: ['feed_id'] },
+      ],
+    });
+    const keyRequired = {
+      kind: 'key-required', item: '',
+      detail:
+        "feed_items.guid is NOT NULL with no default: every row carries its item's key and a row without one cannot be stored; " +
+        'the key cannot have been added by ALTER TABLE (SQLite wants a default for a NOT NULL column it adds), so the table had it from its creation and no legacy rows without an identity to keep',
+    };
+
+    it('passes a NOT NULL key with no default and a UNIQUE index of the key with another column (Feeder), saying what each implies', () => {
+      expect(check(['schema'], [feederSchema(true)])).to.deep.equal({
+        verdict: 'pass', counts: ZERO,
+        anomalies: [
+          {
+            kind: 'key-unique-per-columns', item: '',
+            detail: 'feed_items.guid is unique only together with feed_id (UNIQUE index index_feed_items_guid_feed_id on guid, feed_id): a second row with the same guid is refused only when that column holds the same value',
+          },
+          keyRequired,
+        ],
+      });
+    });
+
+    it('says that a nullable column of the composite index lets a row through when it is NULL', () => {
+      expect(check(['schema'], [feederSchema(false)]).anomalies[0]).to.deep.equal({
+        kind: 'key-unique-per-columns', item: '',
+        detail:
+          'feed_items.guid is unique only together with feed_id (UNIQUE index index_feed_items_guid_feed_id on guid, feed_id): a second row with the same guid is refused only when that column holds the same value, ' +
+          'and never when feed_id is NULL (SQLite counts every NULL distinct)',
+      });
+    });
+
+    it('names the narrowest UNIQUE index holding the key, and none when one is on the key alone', () => {
+      const schema = feederSchema(true, {
+        indexes: [
+          { name: 'ix_wide', unique: true, partial: false, columns: ['feed_id', 'guid', 'notified'] },
+          { name: 'ix_pair', unique: true, partial: false, columns: ['guid', 'feed_id'] },
+        ],
+      });
+      expect(check(['schema'], [schema]).anomalies.map((a) => a.detail.split(':')[0])).to.deep.equal([
+        'feed_items.guid is unique only together with feed_id (UNIQUE index ix_pair on guid, feed_id)',
+        'feed_items.guid is NOT NULL with no default',
+      ]);
+      const alone = { ...schema, indexes: [...schema.indexes, { name: 'ix_guid', unique: true, partial: false, columns: ['guid'] }] };
+      expect(check(['schema'], [alone])).to.deep.equal({ verdict: 'pass', counts: ZERO, anomalies: [keyRequired] });
+    });
+
+    it('fails the row-id shape whose (guid, feed_id) index is not UNIQUE, or only partial (the no-unique-index switch)', () => {
+      for (const ix of [{ unique: false, partial: false }, { unique: true, partial: true }]) {
+        const result = check(['schema'], [feederSchema(true, { indexes: [{ name: 'index_feed_items_guid_feed_id', columns: ['guid', 'feed_id'], ...ix }], replay: { key: A, rowsAdded: 1 } })]);
+        expect(result.verdict).to.equal('fail');
+        expect(result.anomalies.map((a) => a.kind)).to.deep.equal(['no-unique-index', 'key-required', 'replayed-insert-duplicated']);
+      }
     });
 
     it('is undecided when the key column is missing (a config that names another column)', () => {

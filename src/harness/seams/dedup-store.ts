@@ -1,118 +1,211 @@
 /**
  * How the app remembers what it notified (one of the harness's four seams; config `database`).
- * A DedupStore reads what the app has recorded, deletes records (db-is-truth), and gives the
- * schema check its table.
+ * A DedupStore reads what the app has recorded, forgets records (db-is-truth), and gives the
+ * `rows` and `schema` checks what they read. What a run "stored" is what the read after it
+ * records that the read before did not (snapshot-store.ts); each store says what a record is:
+ *
+ * - KeyTableStore (kind `key`): a row of `table` per notified item, keyed on `keyColumn` (the
+ *   seed's table, docs/sources/003; the reference app's `notifications`). Forgetting deletes the
+ *   rows.
+ * - FlagStore (kind `flag`): a row per item written before the post (by the feed sync), with
+ *   `flagColumn` set once the item is notified (Feeder's `feed_items.notified`, spacecowboy/Feeder
+ *   @091ca126 app/src/main/java/com/nononsenseapps/feeder/db/room/FeedItem.kt:103 and
+ *   FeedItemDao.kt:322 `notified IS 0`): a row records its item once its flag is non-zero.
+ *   Forgetting clears the flag (0, Room's `false`), the rows stay.
+ * - WatermarkStore (kind `watermark`, watermark-store.ts): one `<long>` in SharedPreferences.
+ * - NoRecordStore (no `database`, no-record-store.ts): nothing to read.
+ *
+ * The table stores also read, with the same rows, what joins a post to its item when the config
+ * maps posts through the table (`notifications.match` "row-id": idColumn; "tag" with tagColumn):
+ * the rows of a flag table exist before the posts (the sync writes them in the same run), so the
+ * read after a run maps that run's posts without a round trip of its own.
  */
 import { randomUUID } from 'node:crypto';
-import { deleteRows, pullDatabase, tableRowsRead, withDatabase } from '../../android/app-data.js';
+import { deleteRows, pullDatabase, tableRowsRead, updateRows, withDatabase, type Row } from '../../android/app-data.js';
 import { quoteSqlIdentifier } from '../../android/names.js';
+import type { RowJoins } from '../../android/notification-mapping.js';
 import type { ShellRead } from '../../android/shell-reads.js';
 import { ConfigError, ErrorCode, hasErrorCode } from '../../errors.js';
 import type { DbSnapshot } from '../harness.js';
-import type { Config, KeyDatabase } from '../../config/types.js';
+import type { Config, FlagDatabase, KeyDatabase, TableDatabase } from '../../config/types.js';
 import { inspectDedupSchema } from '../dedup-schema.js';
 import type { DeviceSteps } from '../device-steps.js';
+import { SnapshotStore } from './snapshot-store.js';
+import { WatermarkStore } from './watermark-store.js';
+import { NoRecordStore } from './no-record-store.js';
 
-export interface DedupStore {
+/** R: what one read of the store gives (its snapshot); opaque to the other seams. */
+export interface DedupStore<R = unknown> {
   /** Whether the keys stored before the scenario are still to be read (primeStored). */
   readonly unprimed: boolean;
-  /** The recorded keys as one read, to go out with other reads. */
-  keysRead(): ShellRead<Set<string>>;
-  /** Keys read with the app's start (`keysRead` sent with the scheduler's reads), for primeStored. */
-  readWithStart(keys: Set<string>, at: { changes: number; journal: number }): void;
+  /** The store's snapshot as one read, to go out with other reads. */
+  keysRead(): ShellRead<R>;
+  /** The snapshot read with the app's start (`keysRead` sent with the scheduler's reads), for primeStored. */
+  readWithStart(read: R, at: { changes: number; journal: number }): void;
   /** What is already recorded before the scenario is not "stored" by a run. */
   primeStored(): Promise<void>;
-  /** The keys recorded since the last call; `readWith` sends the read (with other reads). */
+  /** The items recorded since the last call; `readWith` sends the read (with other reads). */
   newStored(readWith?: <T>(read: ShellRead<T>) => Promise<T>): Promise<string[]>;
-  /** Deletes the records of `keys` (db-is-truth), with a backup. */
+  /** Forgets the records of `keys` (db-is-truth), with a backup, and records `forgotten`. */
   forget(keys: readonly string[]): Promise<void>;
   /** The app's data was cleared: nothing is recorded. */
   cleared(): void;
+  /** Reads the whole record and records it as a `rows` event. */
   readDatabase(): Promise<DbSnapshot>;
+  /** Inspects the table's schema on the copy `readDatabase` took; records a `schema` event. */
   inspectSchema(db: DbSnapshot, sampleKey: string | undefined): void;
+  /** Row id → item key and tag → item key, as the reads so far found them in the app's table. */
+  joins(): RowJoins;
 }
 
-/** One table with one key column (the item's link) per notified item: the reference app's `notified_items`. */
-export class KeyTableStore implements DedupStore {
-  private storedKeys: Set<string> | undefined;
-  /** The dedup table's keys read with the app's start before the scenario primed them (primeStored). */
-  private keysWithStart: { keys: Set<string>; changes: number; journal: number } | undefined;
+/** A table store's snapshot: the keys its rows record, and the joins the same rows give. */
+export interface TableSnapshot {
+  readonly recorded: ReadonlySet<string>;
+  readonly rowIds: ReadonlyMap<number, string>;
+  readonly tags: ReadonlyMap<string, string>;
+}
+
+const NOTHING_RECORDED: TableSnapshot = { recorded: new Set(), rowIds: new Map(), tags: new Map() };
+
+/** The columns a table store reads (each from the config field its error names). */
+export interface TableColumns {
+  readonly table: string;
+  readonly keyColumn: string;
+  /** Kind flag: a row records its item once this column is non-zero; absent: every row records its item. */
+  readonly flagColumn?: string;
+  /** notifications.match "row-id": the column holding the notification id. */
+  readonly idColumn?: string;
+  /** notifications.match "tag" with tagColumn: the column holding the tag (a server id). */
+  readonly tagColumn?: string;
+}
+
+const COLUMN_FIELDS: Readonly<Record<Exclude<keyof TableColumns, 'table'>, string>> = {
+  keyColumn: 'database.keyColumn',
+  flagColumn: 'database.flagColumn',
+  idColumn: 'notifications.idColumn',
+  tagColumn: 'notifications.tagColumn',
+};
+
+/**
+ * The notification id a row id becomes: Feeder posts `it.id.toInt()` (RssNotifications.kt:81),
+ * Kotlin's Long.toInt(), which keeps the low 32 bits, as Java's (int) cast does.
+ */
+function notificationIdOf(rowId: number | bigint): number {
+  return Number(BigInt.asIntN(32, BigInt(rowId)));
+}
+
+/**
+ * What the rows of the app's table record (pure): the keys of the rows that record an item (every
+ * row; with a flag column, the rows whose flag is non-zero, as Feeder's `notified IS 0` leaves out
+ * exactly those, FeedItemDao.kt:322), and the row ids and tags of every row with a key. A column
+ * the config names that the rows do not have is a config error (the table's columns are known
+ * only when it has a row).
+ */
+export function tableSnapshot(rows: readonly Row[], columns: TableColumns): TableSnapshot {
+  const first = rows[0];
+  if (first !== undefined) {
+    for (const [name, field] of Object.entries(COLUMN_FIELDS) as [keyof typeof COLUMN_FIELDS, string][]) {
+      const column = columns[name];
+      if (column !== undefined && !(column in first)) {
+        throw new ConfigError(`${field} "${column}": table ${columns.table} has no such column (it has ${Object.keys(first).join(', ')}); name one of those in the config`, field);
+      }
+    }
+  }
+  const { keyColumn, flagColumn, idColumn, tagColumn } = columns;
+  const recorded = new Set<string>();
+  const rowIds = new Map<number, string>();
+  const tags = new Map<string, string>();
+  for (const row of rows) {
+    const key = row[keyColumn];
+    if (typeof key !== 'string') continue;
+    const flag = flagColumn === undefined ? 1 : row[flagColumn];
+    if ((typeof flag === 'number' || typeof flag === 'bigint') && Number(flag) !== 0) recorded.add(key);
+    if (idColumn !== undefined) {
+      const id = row[idColumn];
+      if (typeof id === 'bigint' || (typeof id === 'number' && Number.isInteger(id))) rowIds.set(notificationIdOf(id), key);
+      else if (id !== null) throw new ConfigError(`notifications.idColumn "${idColumn}" of ${columns.table} holds ${JSON.stringify(id)}, not a row id (an integer); name the column the app posts its notifications with`, 'notifications.idColumn');
+    }
+    if (tagColumn !== undefined) {
+      const tag = row[tagColumn];
+      if (typeof tag === 'string' || typeof tag === 'number' || typeof tag === 'bigint') tags.set(String(tag), key);
+    }
+  }
+  return { recorded, rowIds, tags };
+}
+
+/** A table of the app's database that holds its record (kind key or flag). */
+abstract class TableStore<D extends TableDatabase> extends SnapshotStore<TableSnapshot> implements DedupStore<TableSnapshot> {
+  private readonly rowIds = new Map<number, string>();
+  private readonly tags = new Map<string, string>();
+  private readonly columns: TableColumns;
 
   constructor(
-    private readonly steps: DeviceSteps,
-    private readonly database: KeyDatabase,
-  ) {}
-
-  get unprimed(): boolean {
-    return this.storedKeys === undefined;
+    steps: DeviceSteps,
+    protected readonly database: D,
+    notifications: Config['notifications'],
+  ) {
+    super(steps);
+    const { match, idColumn, tagColumn } = notifications;
+    this.columns = {
+      table: database.table,
+      keyColumn: database.keyColumn,
+      ...(database.kind === 'flag' ? { flagColumn: database.flagColumn } : {}),
+      ...(match === 'row-id' && idColumn !== undefined ? { idColumn } : {}),
+      ...(match === 'tag' && tagColumn !== undefined ? { tagColumn } : {}),
+    };
   }
 
-  keysRead(): ShellRead<Set<string>> {
-    const { file, table, keyColumn } = this.database;
+  keysRead(): ShellRead<TableSnapshot> {
+    const { file, table } = this.database;
     const rows = tableRowsRead(this.steps.device.serial, { pkg: this.steps.pkg, db: file, table });
     return {
       commands: rows.commands,
       parse: async (results) => {
         try {
-          return new Set((await rows.parse(results)).map((row) => row[keyColumn]).filter((k): k is string => typeof k === 'string'));
+          return tableSnapshot(await rows.parse(results), this.columns);
         } catch (e) {
           // An app without its database yet has recorded nothing.
-          if (hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message)) return new Set<string>();
+          if (hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message)) return NOTHING_RECORDED;
           throw e;
         }
       },
     };
   }
 
-  readWithStart(keys: Set<string>, at: { changes: number; journal: number }): void {
-    this.keysWithStart = { keys, ...at };
+  protected recordedSince(before: TableSnapshot | undefined, now: TableSnapshot): string[] {
+    const had = before?.recorded ?? new Set<string>();
+    return [...now.recorded].filter((k) => !had.has(k));
   }
 
-  private async readKeys(): Promise<Set<string>> {
-    const [keys] = await this.steps.read([this.keysRead()]);
-    return keys;
+  /** Joins accumulate: a post of a row the app deleted since still maps to its item. */
+  protected override tookIn(read: TableSnapshot): void {
+    for (const [id, key] of read.rowIds) this.rowIds.set(id, key);
+    for (const [tag, key] of read.tags) this.tags.set(tag, key);
   }
 
-  /** The keys read with the app's start (readWithStart) serve while nothing can have changed them. */
-  async primeStored(): Promise<void> {
-    const last = this.keysWithStart;
-    this.keysWithStart = undefined;
-    if (last !== undefined && this.steps.stillHolds(last)) {
-      this.storedKeys = last.keys;
-      return;
-    }
-    this.storedKeys = await this.readKeys();
+  joins(): RowJoins {
+    return { rowIds: this.rowIds, tags: this.tags };
   }
 
-  async newStored(readWith?: <T>(read: ShellRead<T>) => Promise<T>): Promise<string[]> {
-    const keys = readWith === undefined ? await this.readKeys() : await readWith(this.keysRead());
-    const before = this.storedKeys ?? new Set<string>();
-    const fresh = [...keys].filter((k) => !before.has(k));
-    this.storedKeys = keys;
-    return fresh;
-  }
+  /** Forgets the records of `keys` on a backed-up copy; what was done (the action's detail) and where the backup is. */
+  protected abstract forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string }>;
 
   async forget(keys: readonly string[]): Promise<void> {
     const steps = this.steps;
-    const { file, table, keyColumn } = this.database;
-    const marks = keys.map(() => '?').join(', ');
-    const result = await deleteRows(steps.device, {
-      pkg: steps.pkg,
-      db: file,
-      table,
-      where: `${quoteSqlIdentifier(keyColumn)} IN (${marks})`,
-      params: [...keys],
-      backupDir: `${steps.ctx.backupDir}/forget-${randomUUID()}`,
-      now: () => steps.ctx.clock.now(),
-    });
-    steps.note(`deleted ${result.deletedRows} row(s) from ${table}; ${result.remainingRows} remain; backup in ${result.backup.dir}`);
-    steps.action('forget-rows', { detail: `deleted ${result.deletedRows} row(s) of ${table} (${keys.length} key(s)); ${result.remainingRows} remain` });
+    const { detail, backup } = await this.forgetRows(keys, `${steps.ctx.backupDir}/forget-${randomUUID()}`);
+    steps.note(`${detail}; backup in ${backup}`);
+    steps.action('forget-rows', { detail });
     steps.record({ type: 'forgotten', t: await steps.deviceNow(), items: [...keys] });
-    this.storedKeys = await this.readKeys();
+    this.adopt(await this.readNow());
+  }
+
+  /** `<keyColumn> IN (?, …)` with the keys as parameters (run on the host copy, never in a device shell). */
+  protected keyCondition(keys: readonly string[]): { where: string; params: string[] } {
+    return { where: `${quoteSqlIdentifier(this.database.keyColumn)} IN (${keys.map(() => '?').join(', ')})`, params: [...keys] };
   }
 
   cleared(): void {
-    this.storedKeys = new Set();
+    this.adopt(NOTHING_RECORDED);
   }
 
   async readDatabase(): Promise<DbSnapshot> {
@@ -132,23 +225,50 @@ export class KeyTableStore implements DedupStore {
     const { table, keyColumn } = this.database;
     const schema = inspectDedupSchema(db.copyPath, table, keyColumn, sampleKey);
     this.steps.record({ type: 'schema', t: this.steps.deviceTimeEstimate(), table, keyColumn, ...schema });
+    const key = schema.columns.find((c) => c.name === keyColumn);
     this.steps.note(
-      `indexes on ${table}: ${schema.indexes.map((ix) => `${ix.name}${ix.unique ? ' (unique)' : ''}`).join(', ') || 'none'}; ` +
-        `${keyColumn} is ${schema.columns.find((c) => c.name === keyColumn)?.notnull === true ? 'NOT NULL' : 'nullable'}`,
+      `indexes on ${table}: ${schema.indexes.map((ix) => `${ix.name}${ix.unique ? ' (unique)' : ''} on ${ix.columns.join(', ')}`).join('; ') || 'none'}; ` +
+        `${keyColumn} is ${key?.notnull === true ? `NOT NULL${key.default != null ? ` DEFAULT ${key.default}` : ''}` : 'nullable'}`,
     );
   }
 }
 
-/** The DedupStore for config.database (by its kind). */
+/** One row per notified item, keyed on the item (its link): the reference app's `notifications`. */
+export class KeyTableStore extends TableStore<KeyDatabase> {
+  protected async forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string }> {
+    const { file, table } = this.database;
+    const result = await deleteRows(this.steps.device, { pkg: this.steps.pkg, db: file, table, ...this.keyCondition(keys), backupDir, now: () => this.steps.ctx.clock.now() });
+    return { detail: `deleted ${result.deletedRows} row(s) of ${table} (${keys.length} key(s)); ${result.remainingRows} remain`, backup: result.backup.dir };
+  }
+}
+
+/**
+ * A row per item, written before its post, whose flag column is set once it is notified
+ * (Feeder's `feed_items.notified`): a row records its item when the flag is non-zero
+ * (tableSnapshot).
+ */
+export class FlagStore extends TableStore<FlagDatabase> {
+  /** Clears the flag of the items' rows (the rows stay: the app wrote them with its sync). */
+  protected async forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string }> {
+    const { file, table, flagColumn } = this.database;
+    const result = await updateRows(this.steps.device, {
+      pkg: this.steps.pkg, db: file, table, ...this.keyCondition(keys), set: { column: flagColumn, value: 0 }, backupDir, now: () => this.steps.ctx.clock.now(),
+    });
+    return { detail: `cleared ${flagColumn} of ${result.updatedRows} row(s) of ${table} (${keys.length} key(s))`, backup: result.backup.dir };
+  }
+}
+
+/** The DedupStore for config.database (by its kind); with no database, a store that has nothing to read. */
 export function dedupStoreFor(config: Config, steps: DeviceSteps): DedupStore {
   const database = config.database;
-  if (database === undefined) throw new ConfigError('a config without "database" is not supported by this version of dedup-verify', 'database');
+  if (database === undefined) return new NoRecordStore(steps);
   switch (database.kind) {
     case 'key':
-      return new KeyTableStore(steps, database);
+      return new KeyTableStore(steps, database, config.notifications);
     case 'flag':
+      return new FlagStore(steps, database, config.notifications);
     case 'watermark':
-      throw new ConfigError(`database.kind "${database.kind}" is not supported by this version of dedup-verify`, 'database.kind');
+      return new WatermarkStore(steps, database);
     default: {
       const unreachable: never = database;
       throw new Error(`unknown database.kind ${String(unreachable)}`);

@@ -14,8 +14,10 @@
  * App profiles (app-profiles.ts) change the tables: `row-id` has no `notifications` table but
  * Feeder's `feed_items` (every synced item a row, a `notified` flag, a UNIQUE index on
  * (`guid`, `feed_id`): spacecowboy/Feeder @091ca126 app/src/main/java/com/nononsenseapps/feeder/
- * db/room/FeedItem.kt:51-53, AppDatabase.kt:853; the model keeps `pub_date` as epoch ms, where
- * Feeder stores an ISO-8601 string); `subscription` adds Feeder's `feeds` table (AppDatabase.kt:836,
+ * db/room/FeedItem.kt:51-53, AppDatabase.kt:853; `guid TEXT NOT NULL` and a nullable `feed_id` as
+ * Room creates them, app/schemas/com.nononsenseapps.feeder.db.room.AppDatabase/39.json; the model
+ * keeps `pub_date` as epoch ms, where Feeder stores an ISO-8601 string, and files every item
+ * under feed 1); `subscription` adds Feeder's `feeds` table (AppDatabase.kt:836,
  * the columns the model needs); `watermark` has no dedup table at all.
  */
 import Database from 'better-sqlite3';
@@ -99,7 +101,7 @@ export class FeedDatabase {
         }
         if (tables.feedItems) {
           db.exec(
-            'CREATE TABLE IF NOT EXISTS `feed_items` (`id` INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, `guid` TEXT NOT NULL, `title` TEXT NOT NULL, `link` TEXT, `pub_date` INTEGER NOT NULL, `notified` INTEGER NOT NULL, `feed_id` INTEGER NOT NULL DEFAULT 1)',
+            'CREATE TABLE IF NOT EXISTS `feed_items` (`id` INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, `guid` TEXT NOT NULL, `title` TEXT NOT NULL, `link` TEXT, `pub_date` INTEGER NOT NULL, `notified` INTEGER NOT NULL, `feed_id` INTEGER)',
           );
           db.exec(`CREATE ${options.uniqueIndex ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS \`index_feed_items_guid_feed_id\` ON \`feed_items\` (\`guid\`, \`feed_id\`)`);
         }
