@@ -157,7 +157,7 @@ describe('android model: other apps\' WorkManager jobs on API 30 (adb only)', fu
     const fn = (name: string): string => new RegExp(`^${name}\\(\\) \\{(?:.*\\}$|[\\s\\S]*?^\\})`, 'm').exec(script)![0];
     const body = ['set -euo pipefail', `PKG=${PKG}`, `SERIAL=${d.serial}`, fn('adb_dev'), 'ADB=adb_dev', fn('die'), fn('check_job_id'), fn('check_namespace'), fn('find_job'), fn('job_refs'), 'find_job; echo "job=$JOB ns=$JOB_NS"'].join('\n');
     // Not spawnSync: the device answers adb from this process's event loop.
-    const r = await new Promise<{ stdout: string; stderr: string; status: number | null }>((resolve, reject) => {
+    const findJobByScript = (): Promise<{ stdout: string; stderr: string; status: number | null }> => new Promise<{ stdout: string; stderr: string; status: number | null }>((resolve, reject) => {
       const child = spawn('bash', ['-c', body], { env: { ...process.env, ANDROID_ADB_SERVER_PORT: String(adb.port) } });
       let stdout = '';
       let stderr = '';
@@ -166,7 +166,19 @@ describe('android model: other apps\' WorkManager jobs on API 30 (adb only)', fu
       child.once('error', reject);
       child.once('close', (status) => resolve({ stdout, stderr, status }));
     });
-    expect([r.stdout, r.stderr, r.status]).to.deep.equal([`job=${appJobId((await sh(`dumpsys jobscheduler ${PKG}`)).out)} ns=\n`, '', 0]);
+    // The forced run above ends with WorkManager re-scheduling the next period under a new id
+    // (asynchronously, as Schedulers.registerRescheduling does), so the id the script must name
+    // is the one registered both before and after it ran: a script that ran across the
+    // re-scheduling is run again.
+    let r = { stdout: '', stderr: '', status: null as number | null };
+    let registered = -1;
+    await waitFor('find_job to run while the app\'s job id stays the same', async () => {
+      const before = appJobId((await sh(`dumpsys jobscheduler ${PKG}`)).out);
+      r = await findJobByScript();
+      registered = appJobId((await sh(`dumpsys jobscheduler ${PKG}`)).out);
+      return before === registered;
+    });
+    expect([r.stdout, r.stderr, r.status]).to.deep.equal([`job=${registered} ns=\n`, '', 0]);
   });
 
   it('API 33: only the app\'s JOB lines, and no other apps installed', async () => {
