@@ -8,9 +8,10 @@
  * '<database>-wal' file", sqlite.org wal docs), so a database is always copied with its `-wal`
  * and `-shm` into one host directory and opened there; a missing `-wal` is fine.
  *
- * Deleting rows is done on a copy (docs/design.md §8): force-stop the app (writing under a running
- * app bypasses Room's invalidation tracker), back up the three files on the host, delete in a
- * host copy and checkpoint it into the main file, write the main file back, remove the stale
+ * Changing the database (deleting rows, feed.attach's sql steps) is done on a copy
+ * (docs/design.md §8, editDatabase): force-stop the app (writing under a running
+ * app bypasses Room's invalidation tracker), back up the three files on the host,
+ * change a host copy and checkpoint it into the main file, write the main file back, remove the stale
  * `-wal`/`-shm`/`-journal` (SQLite would replay an old WAL onto the new file), and read it back
  * to verify. The backup restores the database exactly.
  */
@@ -342,45 +343,74 @@ export interface DeleteRowsResult {
   readonly remainingRows: number;
 }
 
-/** Deletes rows safely (see the file comment). The app is left stopped. */
-export async function deleteRows(device: AndroidDevice, request: DeleteRowsRequest): Promise<DeleteRowsResult> {
+export interface EditDatabaseRequest<T, V> {
+  readonly pkg: string;
+  readonly db: string;
+  /** Host directory for the backup (kept for restoreDatabase). */
+  readonly backupDir: string;
+  /** The host clock the backup is timed with (the wall clock when not given). */
+  readonly now?: () => number;
+  /** The change, on the host copy (opened read-write); its result goes to `verify`. */
+  edit(db: Database.Database): T;
+  /** Reads the database as the device has it after the write (a fresh copy, read-only); throws when the edit did not take. */
+  verify(db: Database.Database, edited: T, backup: DatabaseBackup): V;
+}
+
+/**
+ * Changes the app's database safely (see the file comment): backed up with the app stopped,
+ * `edit` on a host copy, checkpointed into the main file, written back with the stale
+ * -wal/-shm/-journal removed, and `verify` run on a fresh copy from the device. The app is left
+ * stopped.
+ */
+export async function editDatabase<T, V>(device: AndroidDevice, request: EditDatabaseRequest<T, V>): Promise<V> {
   const backup = await backupDatabase(device, request);
   const work = await mkdtemp(join(tmpdir(), 'dv-edit-'));
   try {
     const name = backup.db.split('/').pop() ?? 'db';
     const dbPath = join(work, name);
     await copyBackupFiles(backup, dbPath);
-    const table = quoteSqlIdentifier(request.table);
-    const condition = request.where ? ` WHERE ${request.where}` : '';
-    const params = request.params ?? [];
-    const deletedRows = withDatabase(dbPath, false, (db) => {
-      const changes = db.prepare(`DELETE FROM ${table}${condition}`).run(...params).changes;
+    const edited = withDatabase(dbPath, false, (db) => {
+      const result = request.edit(db);
       db.pragma('wal_checkpoint(TRUNCATE)');
-      return changes;
+      return result;
     });
-    const edited = await readFile(dbPath);
     const side = [...SQLITE_SIDE_FILES, '-journal'].map((suffix) => `${backup.db}${suffix}`);
-    await writeAppFile(device, request.pkg, backup.db, edited, side);
-    // Verify on a fresh copy from the device: no WAL left behind, and the rows are gone.
+    await writeAppFile(device, request.pkg, backup.db, await readFile(dbPath), side);
+    // Verify on a fresh copy from the device: no WAL left behind, and the change there.
     const check = await pullDatabase(device, { pkg: request.pkg, db: backup.db });
     try {
       if (check.hasWal) {
         throw new DedupVerifyError(ErrorCode.DeviceCommand, `${backup.db}-wal of ${request.pkg} reappeared after the edit; is the app still running? The backup is in ${backup.dir}.`);
       }
-      const left = withDatabase(check.dbPath, true, (db) =>
-        (db.prepare(`SELECT count(*) AS n FROM ${table}${condition}`).get(...params) as { n: number }).n,
-      );
-      if (left !== 0) {
-        throw new DedupVerifyError(ErrorCode.DeviceCommand, `${left} matching rows are still in ${request.table} of ${request.pkg} after the edit; the backup is in ${backup.dir}.`);
-      }
-      const remainingRows = withDatabase(check.dbPath, true, (db) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-      return { backup, deletedRows, remainingRows };
+      return withDatabase(check.dbPath, true, (db) => request.verify(db, edited, backup));
     } finally {
       await check.cleanup();
     }
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Deletes rows safely (editDatabase). The app is left stopped. */
+export async function deleteRows(device: AndroidDevice, request: DeleteRowsRequest): Promise<DeleteRowsResult> {
+  const table = quoteSqlIdentifier(request.table);
+  const condition = request.where ? ` WHERE ${request.where}` : '';
+  const params = request.params ?? [];
+  return editDatabase(device, {
+    pkg: request.pkg,
+    db: request.db,
+    backupDir: request.backupDir,
+    ...(request.now !== undefined ? { now: request.now } : {}),
+    edit: (db) => db.prepare(`DELETE FROM ${table}${condition}`).run(...params).changes,
+    verify: (db, deletedRows, backup) => {
+      const left = (db.prepare(`SELECT count(*) AS n FROM ${table}${condition}`).get(...params) as { n: number }).n;
+      if (left !== 0) {
+        throw new DedupVerifyError(ErrorCode.DeviceCommand, `${left} matching rows are still in ${request.table} of ${request.pkg} after the edit; the backup is in ${backup.dir}.`);
+      }
+      const remainingRows = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      return { backup, deletedRows, remainingRows };
+    },
+  });
 }
 
 /** Puts a backed-up database back exactly (main and -wal; -shm is rebuilt by SQLite). */

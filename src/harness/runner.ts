@@ -58,11 +58,17 @@ export interface RunnerResult {
   readonly history: TrialHistory[];
 }
 
-/** Runs every trial on the devices; never throws for a trial or a device. */
+/**
+ * Runs every trial on the devices; never throws for a trial or a device, but for a config the
+ * device showed to be wrong (a ConfigError, such as a feed.attach step the app refused): that one
+ * is thrown once every device is restored, since it is the same on every device.
+ */
 export async function runTrials(input: RunnerInput): Promise<RunnerResult> {
   const { devices, progress, signal } = input;
   const queue = new WorkQueue(input.scenarios, input.repeat, devices.serials);
   const perDevice = await Promise.all(devices.serials.map((serial) => runOnDevice(serial, queue, input)));
+  const wrongConfig = perDevice.map((d) => d.failure).find((f) => hasErrorCode(f, ErrorCode.Config));
+  if (wrongConfig !== undefined) throw wrongConfig;
   const failures = new Map(perDevice.flatMap((d) => (d.failure !== undefined ? [[d.device.serial, d.failure] as const] : [])));
   const notRun: ScenarioReport[] = [];
   for (const item of [...perDevice.flatMap((d) => d.dropped), ...queue.drain()]) {

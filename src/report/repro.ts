@@ -416,6 +416,7 @@ const ACTION_TEXT: Readonly<Record<string, string>> = {
   'start-app': 'start the app (it schedules its periodic work)',
   'start-process': 'start the app process',
   'clear-app-data': "clear the app's data (as the harness did, on its own backup)",
+  attach: 'point the app at the fixture feed (feed.attach)',
   grant: 'grant a runtime permission',
   revoke: 'revoke a runtime permission',
   'set-time': 'set the device clock',
