@@ -121,7 +121,8 @@ function startFix(index: number, step: AttachStep, pkg: string, message: string)
     return `${pkg} has no such activity: name one of its activities in ${at}.intent.component (they are listed by \`adb shell dumpsys package ${pkg}\`)`;
   }
   if (/unable to resolve/.test(message)) {
-    return `no activity of ${pkg} takes this intent: check ${at}'s action, data and mimeType against the app's intent filters (\`adb shell dumpsys package ${pkg}\`)${'intent' in step ? ', or name the activity in component' : ', or use an intent step with the activity as component'}`;
+    const fields = 'intent' in step ? `${at}.intent's action, data and mimeType` : `the URI of ${at}.deepLink`;
+    return `no activity of ${pkg} takes this intent: check ${fields} against the app's intent filters (\`adb shell dumpsys package ${pkg}\`)${'intent' in step ? ', or name the activity in component' : ', or use an intent step with the activity as component'}`;
   }
   if (/permission/.test(message)) return `the activity is not exported or needs a permission the shell does not hold: name an exported activity of ${pkg} in ${at}`;
   return `check ${at} against the app's manifest`;

@@ -271,7 +271,7 @@ export function renderReproScript(input: ReproInput): ReproScript {
   const scriptName = `repro/${base}.sh`;
   const files: ReproFile[] = [];
   const out = emitter();
-  const failing = input.anomalies.filter((a) => a.tolerated !== true && a.kind !== 'recovered' && a.kind !== 'os-shed');
+  const failing = input.anomalies.filter((a) => a.tolerated !== true && a.informational !== true && a.kind !== 'recovered' && a.kind !== 'os-shed');
   const runsNamed = [...new Set(input.anomalies.flatMap((a) => (a.runs && a.runs.length > 0 ? a.runs : a.run !== undefined ? [a.run] : [])))].sort((a, b) => a - b);
   const firstClock = input.steps.map((s) => (s.kind === 'action' && isChange(s.event) ? setTimeValue(s.event.argv) : undefined)).find((v) => v !== undefined);
 
