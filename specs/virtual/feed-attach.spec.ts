@@ -138,6 +138,20 @@ describe('feed.attach: apps whose feeds are subscriptions (virtual devices, real
     await lab.devices.stopAll();
   });
 
+  it('doctor\'s forced run goes through the attach: the fetch after it is ok, a wrong step is the failing check with the fix', async () => {
+    const d = await lab.devices.start({ appProfile: 'subscription' });
+    await lab.adb.connect(d.serial);
+    await lab.adb.adb(['-s', d.serial, 'shell', `am start -n ${PKG}/.MainActivity`]);
+    const doctor = (config: string): Promise<CliResult> => runCli(['doctor', '--device', d.serial, '--config', config, '--adb-port', String(lab.adb.port)]);
+    const good = await doctor(await writeConfig('doctor-good', PROFILE_CONFIG.feed['attach']));
+    expect(good.code, good.stdout + good.stderr).to.equal(0);
+    expect(good.stdout).to.match(/ok +feed fetched by a forced run: after feed\.attach \(1 step\), the app fetched http:\/\/127\.0\.0\.1:8765\/feed\.xml \(HTTP 200\)/);
+    const bad = await doctor(await writeConfig('doctor-bad', [{ intent: { action: 'android.intent.action.VIEW', data: '{feedUrl}', component: '.Missing' } }]));
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stdout).to.match(/feed fetched by a forced run: feed\.attach step 1 of 1 \(intent\) failed on .*does not exist\."; com\.example\.feednotifier has no such activity/);
+    await lab.devices.stopAll();
+  });
+
   it('init proposes the VIEW intent; run --device with the config it wrote passes and leaves the feeds table as found', async () => {
     const d = await lab.devices.start({ appProfile: 'subscription' });
     await lab.adb.connect(d.serial);
