@@ -257,7 +257,7 @@ async function runOnDevice(
 }
 
 /**
- * history.jsonl: every trial's events, each trial's segment opened by its own `config` line
+ * history.jsonl: every trial's events (but a skipped one's), each trial's segment opened by its own `config` line
  * (the settings and property checks its checker ran with), written through the history
  * recorder (which validates every event). `dedup-verify check` checks each segment on its own.
  */
@@ -265,6 +265,8 @@ export async function writeHistory(path: string, parts: readonly TrialHistory[])
   const recorder = await HistoryRecorder.open(path);
   try {
     for (const part of parts) {
+      // A skipped scenario did nothing and observed nothing: no segment (checked, it would be "nothing checked").
+      if (part.verdict === 'skipped') continue;
       for (const e of [part.segment, ...part.events]) if (!recorder.record(e)) await recorder.flush();
     }
   } finally {
