@@ -38,6 +38,39 @@ export function checkStartActivity(serial: string, component: string, argv: read
   }
 }
 
+/** An intent `am start` sends (Intent.parseCommandArgs: `-a`, `-d`, `-t`, `-n`, `-p`). */
+export interface StartIntent {
+  readonly action: string;
+  /** The data URI (`-d`, Uri.parse of the word as given). */
+  readonly data?: string;
+  /** The MIME type (`-t`). */
+  readonly mimeType?: string;
+  /** An explicit component (`-n PKG/CLS`). */
+  readonly component?: string;
+  /** Without a component: the package the intent is resolved in (`-p`, Intent.setPackage). */
+  readonly pkg?: string;
+}
+
+/**
+ * The words of `am start -W -a ACTION [-d DATA] [-t TYPE] [-n COMPONENT | -p PKG]`. The options are
+ * Intent.parseCommandArgs's (frameworks/base core/java/android/content/Intent.java, as copied from
+ * android-7.0.0_r1 in termux/termux-am-library termux-am-library/src/main/java/com/termux/am/
+ * IntentCmd.java @1c99ae21: `-a` setAction, `-d`
+ * Uri.parse, `-t` the type of setDataAndType, `-n` ComponentName.unflattenFromString, `-p`
+ * setPackage); `-W` is ActivityManagerShellCommand.makeIntent's, which makes runStartActivity
+ * wait for the launch and print `Status:`, `LaunchState:`, `Activity:`, `TotalTime:`,
+ * `WaitTime:` and `Complete` (aosp-mirror/platform_frameworks_base
+ * services/core/java/com/android/server/am/ActivityManagerShellCommand.java @c014fb5c).
+ */
+export function startIntentCommand(intent: StartIntent): string[] {
+  const argv = ['am', 'start', '-W', '-a', intent.action];
+  if (intent.data !== undefined) argv.push('-d', intent.data);
+  if (intent.mimeType !== undefined) argv.push('-t', intent.mimeType);
+  if (intent.component !== undefined) argv.push('-n', assertComponentName(intent.component));
+  else if (intent.pkg !== undefined) argv.push('-p', assertPackageName(intent.pkg));
+  return argv;
+}
+
 export async function forceStop(device: AndroidDevice, pkg: string): Promise<void> {
   await device.shellText(forceStopCommand(pkg));
 }

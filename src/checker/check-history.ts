@@ -160,6 +160,8 @@ interface RunState {
   fetched: boolean;
   /** Requests of this run to other paths than the feed's (`GET /x → 404`), the first few. */
   readonly otherRequests: string[];
+  /** Started after a `clear-app-data` and before the `attach` that points the app at the feed again. */
+  beforeAttach: boolean;
 }
 
 /** Requests to other paths kept per run for a no-fetch anomaly. */
@@ -243,6 +245,10 @@ class HistoryChecker implements Checker {
   private readonly counts: CheckCounts = emptyCounts();
   private readonly anomalies: SortedAnomaly[] = [];
   private globalForgets = 0;
+  /** `attach` action events seen (feed.attach pointed the app at the feed): a run that fetched nothing points there. */
+  private attached = false;
+  /** A `clear-app-data` since the last `attach` of an attached app: the app has no feed until the next attach. */
+  private detached = false;
   private lastStartedRun = -1;
   private events = 0;
   /** Killed runs that excuse a repeat: the items they excuse, in order. */
@@ -346,8 +352,9 @@ class HistoryChecker implements Checker {
           // Events of this run came before its run-started: keep them, use its clock from now on.
           implicit.deviceTime = event.deviceTime;
           implicit.implicit = false;
+          implicit.beforeAttach = this.detached;
         } else {
-          this.active.set(event.run, newRun(event.run, event.deviceTime, false));
+          this.active.set(event.run, { ...newRun(event.run, event.deviceTime, false), beforeAttach: this.detached });
         }
         return;
       }
@@ -437,11 +444,17 @@ class HistoryChecker implements Checker {
         if (run && run.otherRequests.length < MAX_OTHER_REQUESTS) run.otherRequests.push(`${event.method} ${event.path} → ${event.dropped === true ? 'dropped' : event.status}`);
         return;
       }
+      case 'action':
+        if (event.action === 'attach') {
+          this.attached = true;
+          this.detached = false;
+        } else if (event.action === 'clear-app-data' && this.attached) this.detached = true;
+        // Otherwise read by the property checks (src/checker/properties), not by the notification checks.
+        return;
       case 'effect':
       case 'rows':
       case 'schedule':
       case 'schema':
-      case 'action':
         // Read by the property checks (src/checker/properties), not by the notification checks.
         return;
       case 'system-summary':
@@ -827,13 +840,28 @@ class HistoryChecker implements Checker {
 
   private reportNoFetch(run: RunState, event: RunFinishedEvent): void {
     const { feed } = this.options;
+    if (run.beforeAttach && run.otherRequests.length === 0) {
+      // The app's data was cleared and feed.attach had not pointed it at the feed again: it had
+      // no feed to fetch. Nothing of the feed was checked in this run, and nothing is undecided.
+      this.push({
+        kind: 'no-fetch',
+        item: '',
+        run: run.run,
+        detail: `run ${run.run} ended ${event.outcome} without fetching the feed: it ran after the app's data was cleared and before feed.attach pointed the app at the feed again (its \`attach\` actions come after it), so the app had no feed to fetch; the runs after the attach are the ones checked`,
+        informational: true,
+        ...(event.evidence !== undefined && event.evidence.length > 0 ? { evidence: [...event.evidence] } : {}),
+      }, run.run, this.events);
+      return;
+    }
     const where = feed ? ` served at ${feedUrl(feed)} (feed.devicePort ${feed.devicePort}, feed.path ${feed.path})` : '';
     const asked = run.otherRequests;
     const why = asked.length > 0
       ? `the app asked ${joinWords(asked)}${feed ? `, not ${feed.path}` : ''}: check feed.path (the path the app requests)`
       : event.fetchError
         ? `logcat: "${event.fetchError.line.trim()}"; ${FETCH_ERROR_FIX[event.fetchError.cause]}`
-        : 'no request reached the fixture server and the app logged no fetch error the harness recognises: check feed.devicePort and feed.path against the URL the app fetches';
+        : this.attached
+          ? `no request reached the fixture server and the app logged no fetch error the harness recognises, though feed.attach pointed the app at the feed (its \`attach\` actions): check that feed.attach really subscribes the app to ${feed ? feedUrl(feed) : 'the fixture feed'} (an app with no subscription fetches nothing; an activity that only opens a confirmation screen subscribes to nothing), then feed.devicePort and feed.path`
+          : 'no request reached the fixture server and the app logged no fetch error the harness recognises: check feed.devicePort and feed.path against the URL the app fetches';
     const evidence = [...(event.evidence ?? []), ...(event.fetchError ? [event.fetchError.line] : [])];
     this.push({
       kind: 'no-fetch',
@@ -867,7 +895,7 @@ class HistoryChecker implements Checker {
 function newRun(run: number, deviceTime: number | undefined, implicit: boolean): RunState {
   return {
     run, deviceTime, implicit, candidates: new Set(), handled: new Set(), notified: new Set(), unnamedSheds: 0, lastPost: undefined,
-    posts: [], credited: new Set(), fetched: false, otherRequests: [],
+    posts: [], credited: new Set(), fetched: false, otherRequests: [], beforeAttach: false,
   };
 }
 

@@ -11,7 +11,8 @@
  * - the rules across sections, each told on one line with the fix: `notifications.match
  *   "row-id"` and `notifications.tagColumn` join through database.table, so they need a
  *   database of kind key or flag; `work.resultLine` must compile as a JavaScript RegExp with a
- *   named group `outcome`. (The rule the schema describes, windowMs at least twice the work
+ *   named group `outcome`; a feed.attach intent names an activity of app.package, and an sql
+ *   step without `file` needs database.file. (The rule the schema describes, windowMs at least twice the work
  *   interval, needs the interval, which is on the device, not in the config.)
  */
 import { configSchema, schemaKeyPaths } from './config-schema.js';
@@ -68,7 +69,7 @@ export function parseConfig(json: unknown, source: string): Config {
       devicePort: feed.devicePort ?? CONFIG_DEFAULTS.feed.devicePort,
       path: feed.path ?? CONFIG_DEFAULTS.feed.path,
       format: feed.format ?? CONFIG_DEFAULTS.feed.format,
-      ...(feed.attach !== undefined ? { attach: feed.attach } : {}),
+      ...(feed.attach !== undefined ? { attach: attachOf(feed.attach, app.package, database, source) } : {}),
     },
     notifications: notificationsOf(notifications, database, source),
     backend: {
@@ -145,6 +146,32 @@ function databaseOf(database: ValidJson['database'], source: string): DatabaseCo
       throw new Error(`unknown database.kind ${String(unreachable)}`);
     }
   }
+}
+
+/**
+ * feed.attach across sections: an activity step's component is an activity of the app under test
+ * (dedup-verify starts nothing of another app), and an sql step without `file` edits
+ * database.file, which only a database of kind key or flag has.
+ */
+function attachOf(attach: readonly AttachStep[], pkg: string, database: DatabaseConfig | undefined, source: string): readonly AttachStep[] {
+  attach.forEach((step, i) => {
+    if ('intent' in step) {
+      const component = step.intent.component;
+      const owner = component?.includes('/') === true ? component.slice(0, component.indexOf('/')) : undefined;
+      if (owner !== undefined && owner !== pkg) {
+        throw new ConfigError(
+          `config ${source}: "feed.attach.${i}.intent.component" names an activity of ${owner}, not of app.package ${pkg}; name an activity of the app under test (${pkg}/.Activity, or .Activity alone)`,
+          `feed.attach.${i}.intent.component`,
+        );
+      }
+    } else if ('sql' in step && step.sql.file === undefined && (database === undefined || database.kind === 'watermark')) {
+      throw new ConfigError(
+        `config ${source}: "feed.attach.${i}.sql" edits database.file when it has no "file", but ${database === undefined ? 'there is no "database"' : 'database.kind is "watermark" (no file)'}; give the database with "file" (e.g. "databases/feed.db")`,
+        `feed.attach.${i}.sql.file`,
+      );
+    }
+  });
+  return attach;
 }
 
 function notificationsOf(notifications: NonNullable<ValidJson['notifications']>, database: DatabaseConfig | undefined, source: string): Config['notifications'] {

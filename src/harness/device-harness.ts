@@ -50,6 +50,8 @@ export interface SessionContext {
   readonly clock: HostClock;
   /** The device's wall clock as host clock + offset, shared by the session's harnesses (device-clock.ts). */
   readonly deviceClock: DeviceClock;
+  /** What the session did before the scenarios (feed.attach): the first events of each history and repro. */
+  readonly sessionSteps?: { readonly events: readonly HistoryEvent[]; readonly repro: readonly ReproStep[] };
 }
 
 export class DeviceHarness implements Harness {
@@ -64,6 +66,8 @@ export class DeviceHarness implements Harness {
   /** Journal and log positions up to which the app's activity is in the history. */
   private seen: { journal: number; log: number };
   private readonly started: number;
+  /** A `pm clear` since the app last started: the feed is attached again at its next start (FeedSource). */
+  private clearedSinceStart = false;
 
   constructor(
     private readonly ctx: SessionContext,
@@ -75,6 +79,10 @@ export class DeviceHarness implements Harness {
     const journalStart = ctx.server.journal().length;
     this.seen = { journal: journalStart, log: ctx.observer.position };
     this.steps = new DeviceSteps(ctx);
+    if (ctx.sessionSteps !== undefined) {
+      this.steps.history.push(...ctx.sessionSteps.events);
+      this.steps.reproSteps.push(...ctx.sessionSteps.repro);
+    }
     this.app = new AppControl(this.steps);
     this.feed = feedSourceFor(ctx.config, this.steps, scenario, journalStart);
     this.store = dedupStoreFor(ctx.config, this.steps);
@@ -324,15 +332,43 @@ export class DeviceHarness implements Harness {
   async clearAppData(): Promise<void> {
     await this.app.clearData();
     this.store.cleared();
+    // feed.attach again: at once when its steps start the app themselves (the app then knows the
+    // feed from its first start on), else once the app has started again (attachAfterClear).
+    if (this.feed.attachAt === 'clear') await this.feed.attachAfterClear({});
+    else if (this.feed.attachAt === 'start') this.clearedSinceStart = true;
+  }
+
+  /**
+   * After a `pm clear`, an sql step of feed.attach runs once the app has started again (its data
+   * directory and database exist again), before the schedule guard: so the first forced run after
+   * the clear fetches the feed. The app is stopped first, and a run it made by itself meanwhile
+   * (its periodic work is due at once after a fresh start) is recorded before the attach, with
+   * nothing to fetch; `start` starts the app again the same way.
+   */
+  private async attachAfterClear(start: () => Promise<void>): Promise<void> {
+    if (!this.clearedSinceStart) return;
+    this.clearedSinceStart = false;
+    await this.feed.attachAfterClear({
+      startAgain: start,
+      beforeEdit: async () => {
+        await this.app.forceStop();
+        await this.ctx.observer.sync(this.config.timeouts.commandMs);
+        await this.collectUnforced();
+      },
+    });
   }
 
   async startApp(): Promise<void> {
-    await this.app.start();
+    const start = (): Promise<void> => this.app.start();
+    await start();
+    await this.attachAfterClear(start);
     await this.scheduling.waitForSchedule();
   }
 
   async restartApp(): Promise<void> {
-    await this.app.restart();
+    const restart = (): Promise<void> => this.app.restart();
+    await restart();
+    await this.attachAfterClear(restart);
     await this.scheduling.waitForSchedule();
   }
 
@@ -341,7 +377,9 @@ export class DeviceHarness implements Harness {
   }
 
   async startProcessWithoutActivity(): Promise<void> {
-    await this.app.startProcessWithoutActivity();
+    const start = (): Promise<void> => this.app.startProcessWithoutActivity();
+    await start();
+    await this.attachAfterClear(start);
     await this.scheduling.waitForSchedule();
   }
 

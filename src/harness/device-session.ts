@@ -26,6 +26,9 @@ import { restoreDevice, saveDeviceState, type RestoreReport, type SavedDeviceSta
 import type { Scenario } from './types.js';
 import type { ReproStep } from './actions.js';
 import { systemClock, type HostClock } from '../host-clock.js';
+import { DeviceSteps } from './device-steps.js';
+import { AppControl } from './app-control.js';
+import { attachFeed } from './feed-attach.js';
 
 export interface SessionOptions {
   readonly device: AndroidDevice;
@@ -61,6 +64,8 @@ export interface ScenarioOutcome {
 export class DeviceSession {
   private runCounter = 0;
   private closed = false;
+  /** feed.attach's commands at the session's start: the first events of every scenario's history and repro. */
+  private sessionSteps: { events: readonly HistoryEvent[]; repro: readonly ReproStep[] } | undefined;
   /** The device clock as host clock + offset, for every harness of the session. */
   private readonly deviceClock: DeviceClock;
 
@@ -111,6 +116,7 @@ export class DeviceSession {
     });
     let server: FixtureServer | undefined;
     let observer: LogObserver | undefined;
+    let session: DeviceSession;
     try {
       const clock = options.clock ?? systemClock;
       // auto_time, the reverse rule and the logcat stream do not depend on each other.
@@ -132,23 +138,41 @@ export class DeviceSession {
       ]);
       for (const r of started) if (r.status === 'rejected') throw r.reason;
       if (server === undefined || observer === undefined) throw new DedupVerifyError(ErrorCode.Internal, 'the session was not set up');
-      return new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal, options.evidenceDir, clock);
+      session = new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal, options.evidenceDir, clock);
     } catch (e) {
       await observer?.stop().catch(() => undefined);
       await server?.close().catch(() => undefined);
       await restoreDevice(device, state);
       throw e;
     }
+    if (config.feed.attach !== undefined) {
+      try {
+        await session.attachFeed(config.feed.attach);
+      } catch (e) {
+        await session.close().catch(() => undefined);
+        throw e;
+      }
+    }
+    return session;
   }
 
   /**
-   * Runs one scenario; never throws for a finding or an infrastructure failure of the scenario.
-   * `trial`: its number under --repeat (labels and reports it as `name#trial`); omit otherwise.
+   * feed.attach once for the session, after the state was saved (close() puts the app's data
+   * back): an app whose feeds are subscriptions is pointed at the fixture feed before the first
+   * scenario. Its commands open every scenario's history and repro script.
    */
-  async runScenario(scenario: Scenario, trial?: number): Promise<ScenarioOutcome> {
-    const started = this.clock.monotonic();
-    const label = trial !== undefined ? `${scenario.name}#${trial}` : scenario.name;
-    const context: SessionContext = {
+  private async attachFeed(attach: NonNullable<Config['feed']['attach']>): Promise<void> {
+    this.progress(`${this.device.serial}: feed.attach: pointing ${this.config.app.package} at the fixture feed`);
+    const steps = new DeviceSteps(this.context('feed.attach', this.clock.monotonic()));
+    const app = new AppControl(steps);
+    await attachFeed(steps, attach, 'session', { startFirst: () => app.start() });
+    steps.flushCommands();
+    this.sessionSteps = { events: [...steps.history], repro: [...steps.reproSteps] };
+  }
+
+  /** What the session lends a harness (a scenario's, or the session's own steps as `label`). */
+  private context(label: string, started: number): SessionContext {
+    return {
       device: this.device,
       config: this.config,
       apiLevel: this.apiLevel,
@@ -161,7 +185,18 @@ export class DeviceSession {
       signal: this.signal,
       clock: this.clock,
       progress: (text) => this.progress(`${this.device.serial} ${label} [${((this.clock.monotonic() - started) / 1000).toFixed(1)}s] ${text}`),
+      ...(this.sessionSteps !== undefined ? { sessionSteps: this.sessionSteps } : {}),
     };
+  }
+
+  /**
+   * Runs one scenario; never throws for a finding or an infrastructure failure of the scenario.
+   * `trial`: its number under --repeat (labels and reports it as `name#trial`); omit otherwise.
+   */
+  async runScenario(scenario: Scenario, trial?: number): Promise<ScenarioOutcome> {
+    const started = this.clock.monotonic();
+    const label = trial !== undefined ? `${scenario.name}#${trial}` : scenario.name;
+    const context = this.context(label, started);
     const h = new DeviceHarness(context, label);
     const logFrom = this.observer.position;
     const allowedDuplicates = scenario.allowedDuplicates ?? this.config.allowedDuplicates;

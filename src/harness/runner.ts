@@ -58,11 +58,17 @@ export interface RunnerResult {
   readonly history: TrialHistory[];
 }
 
-/** Runs every trial on the devices; never throws for a trial or a device. */
+/**
+ * Runs every trial on the devices; never throws for a trial or a device, but for a config the
+ * device showed to be wrong (a ConfigError, such as a feed.attach step the app refused): that one
+ * is thrown once every device is restored, since it is the same on every device.
+ */
 export async function runTrials(input: RunnerInput): Promise<RunnerResult> {
   const { devices, progress, signal } = input;
   const queue = new WorkQueue(input.scenarios, input.repeat, devices.serials);
   const perDevice = await Promise.all(devices.serials.map((serial) => runOnDevice(serial, queue, input)));
+  const wrongConfig = perDevice.map((d) => d.failure).find((f) => hasErrorCode(f, ErrorCode.Config));
+  if (wrongConfig !== undefined) throw wrongConfig;
   const failures = new Map(perDevice.flatMap((d) => (d.failure !== undefined ? [[d.device.serial, d.failure] as const] : [])));
   const notRun: ScenarioReport[] = [];
   for (const item of [...perDevice.flatMap((d) => d.dropped), ...queue.drain()]) {
@@ -251,7 +257,7 @@ async function runOnDevice(
 }
 
 /**
- * history.jsonl: every trial's events, each trial's segment opened by its own `config` line
+ * history.jsonl: every trial's events (but a skipped one's), each trial's segment opened by its own `config` line
  * (the settings and property checks its checker ran with), written through the history
  * recorder (which validates every event). `dedup-verify check` checks each segment on its own.
  */
@@ -259,6 +265,8 @@ export async function writeHistory(path: string, parts: readonly TrialHistory[])
   const recorder = await HistoryRecorder.open(path);
   try {
     for (const part of parts) {
+      // A skipped scenario did nothing and observed nothing: no segment (checked, it would be "nothing checked").
+      if (part.verdict === 'skipped') continue;
       for (const e of [part.segment, ...part.events]) if (!recorder.record(e)) await recorder.flush();
     }
   } finally {

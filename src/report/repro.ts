@@ -271,7 +271,7 @@ export function renderReproScript(input: ReproInput): ReproScript {
   const scriptName = `repro/${base}.sh`;
   const files: ReproFile[] = [];
   const out = emitter();
-  const failing = input.anomalies.filter((a) => a.tolerated !== true && a.kind !== 'recovered' && a.kind !== 'os-shed');
+  const failing = input.anomalies.filter((a) => a.tolerated !== true && a.informational !== true && a.kind !== 'recovered' && a.kind !== 'os-shed');
   const runsNamed = [...new Set(input.anomalies.flatMap((a) => (a.runs && a.runs.length > 0 ? a.runs : a.run !== undefined ? [a.run] : [])))].sort((a, b) => a - b);
   const firstClock = input.steps.map((s) => (s.kind === 'action' && isChange(s.event) ? setTimeValue(s.event.argv) : undefined)).find((v) => v !== undefined);
 
@@ -416,6 +416,7 @@ const ACTION_TEXT: Readonly<Record<string, string>> = {
   'start-app': 'start the app (it schedules its periodic work)',
   'start-process': 'start the app process',
   'clear-app-data': "clear the app's data (as the harness did, on its own backup)",
+  attach: 'point the app at the fixture feed (feed.attach)',
   grant: 'grant a runtime permission',
   revoke: 'revoke a runtime permission',
   'set-time': 'set the device clock',

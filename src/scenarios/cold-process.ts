@@ -11,6 +11,19 @@ export const coldProcess: Scenario = {
   },
   catches: ['channel-in-activity'],
   needs: {},
+  /**
+   * After the pm clear the feed is attached again (feed.attach) before the run: an intent or deep
+   * link step starts an activity of the app, whose onCreate may create the channel (the
+   * `channel-in-activity` bug would be hidden), so the process is not one where no activity ran.
+   * An sql step inserts the subscription with the app stopped and keeps the process cold.
+   */
+  notApplicable(config) {
+    const steps = config.feed.attach ?? [];
+    const index = steps.findIndex((step) => !('sql' in step));
+    if (index < 0) return undefined;
+    const kind = 'intent' in steps[index]! ? 'intent' : 'deepLink';
+    return `feed.attach step ${index + 1} (${kind}) starts an activity of the app after the pm clear, so the run would not be in a process where no activity ran; an attach made only of "sql" steps (inserting the subscription with the app stopped) lets this scenario run`;
+  },
   async run(h) {
     h.step('wipe the app data (backed up first): no channel, no process');
     await h.clearAppData();

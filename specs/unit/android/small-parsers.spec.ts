@@ -35,6 +35,7 @@ describe('am output', () => {
     expect(parseStartActivity('Starting: Intent { cmp=p/.A }\nWarning: Activity not started, its current task has been brought to the front\n', '')).to.deep.equal({
       kind: 'started',
       warning: 'Warning: Activity not started, its current task has been brought to the front',
+      activity: null,
     });
   });
 

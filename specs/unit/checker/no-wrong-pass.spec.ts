@@ -59,6 +59,39 @@ describe('no wrong pass', () => {
       expect(segment(events)).to.deep.equal({ verdict: 'pass', counts: counts({ notifiedCount: 1, eligibleCount: 1 }), anomalies: [] });
     });
 
+    describe('an app attached to its feed with feed.attach', () => {
+      const attach = (t: number): HistoryEvent => ({ type: 'action', t, action: 'attach', argv: ['am', 'start', '-W', '-a', 'android.intent.action.VIEW', '-d', 'http://127.0.0.1:8766/rss.xml', '-n', 'p/.A'], via: 'shell', exitCode: 0 });
+      const clear = (t: number): HistoryEvent => ({ type: 'action', t, action: 'clear-app-data', argv: ['pm', 'clear', 'p'], via: 'shell', exitCode: 0 });
+
+      it('points a run that fetched nothing at feed.attach, and stays undecided', () => {
+        const result = segment([attach(T - 1), published(T, A, T - H), runStarted(T, 1), runFinished(T + 1, 1)]);
+        expect(result.verdict).to.equal('unknown');
+        expect(kinds(result)).to.deep.equal(['no-fetch']);
+        expect(result.anomalies[0]!.detail).to.match(/though feed\.attach pointed the app at the feed .*: check that feed\.attach really subscribes the app to http:\/\/127\.0\.0\.1:8766\/rss\.xml/);
+      });
+
+      it('reports a run between a pm clear and the next attach as informational (the app had no feed), and checks the runs after it', () => {
+        const events = [attach(T - 3), clear(T - 2), runStarted(T - 1, 1), runFinished(T - 1, 1), attach(T), published(T, A, T - H), ...run(2, T + H, [A], [A])];
+        const result = segment(events);
+        expect(result.verdict).to.equal('pass');
+        expect(result.anomalies).to.have.length(1);
+        expect(result.anomalies[0]).to.include({ kind: 'no-fetch', run: 1, informational: true });
+        expect(result.anomalies[0]!.detail).to.match(/ran after the app's data was cleared and before feed\.attach pointed the app at the feed again/);
+      });
+
+      it('keeps a run after the attach that fetched nothing undecided, even after a pm clear', () => {
+        const events = [attach(T - 3), clear(T - 2), attach(T - 1), runStarted(T, 1), runFinished(T + 1, 1), published(T, A, T - H), ...run(2, T + H, [A], [A])];
+        const result = segment(events);
+        expect(result.verdict).to.equal('unknown');
+        expect(result.anomalies[0]).to.not.have.property('informational');
+      });
+
+      it('keeps a run after a pm clear undecided when the app is not attached (a URL in its build)', () => {
+        const events = [clear(T - 2), runStarted(T - 1, 1), runFinished(T - 1, 1), published(T, A, T - H), ...run(2, T + H, [A], [A])];
+        expect(segment(events).verdict).to.equal('unknown');
+      });
+    });
+
     it('leaves a killed or refused run to its own kind', () => {
       const events = [published(T, A, T - H), runStarted(T, 1), runFinished(T + 1, 1, 'killed'), ...run(2, T + H, [A], [A])];
       expect(kinds(segment(events))).to.deep.equal([]);

@@ -10,7 +10,16 @@
  */
 
 export type StartActivityResult =
-  | { readonly kind: 'started'; readonly warning: string | null }
+  | {
+      readonly kind: 'started';
+      readonly warning: string | null;
+      /**
+       * With `-W`: the `Activity: PKG/CLS` line, WaitResult.who.flattenToShortString(), the
+       * activity that was launched (`android/com.android.internal.app.ResolverActivity` when
+       * the intent matched several and the chooser opened); null without it.
+       */
+      readonly activity: string | null;
+    }
   | { readonly kind: 'error'; readonly message: string };
 
 export function parseStartActivity(stdout: string, stderr: string): StartActivityResult {
@@ -18,7 +27,8 @@ export function parseStartActivity(stdout: string, stderr: string): StartActivit
   const error = lines.find((l) => l.startsWith('Error: ') || l.startsWith('Exception occurred'));
   if (error !== undefined) return { kind: 'error', message: error };
   const warning = lines.find((l) => l.startsWith('Warning: ')) ?? null;
-  return { kind: 'started', warning };
+  const activity = lines.find((l) => l.startsWith('Activity: '))?.slice('Activity: '.length).trim() ?? null;
+  return { kind: 'started', warning, activity };
 }
 
 export interface BroadcastResult {

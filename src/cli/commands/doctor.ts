@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { describeError } from '../../errors.js';
+import { ErrorCode, describeError, hasErrorCode } from '../../errors.js';
 import { AdbDevice } from '../../device/adb-device.js';
 import type { AndroidDevice } from '../../device/android-device.js';
 import { createAdbClient, findAdbBinary, isLocalHost, listDevices, probeAdbServer } from '../../device/adb-server.js';
@@ -321,6 +321,9 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
 async function probeFetch(serial: string, endpoint: { host: string; port: number }, adbPath: string | undefined, config: Config): Promise<DoctorCheck> {
   const name = 'feed fetched by a forced run';
   const url = feedUrl(config.feed);
+  const attach = config.feed.attach !== undefined ? `feed.attach (${config.feed.attach.length} step${config.feed.attach.length === 1 ? '' : 's'}), ` : '';
+  // The session attaches the feed (feed.attach) before the probe: a step the app refuses is the
+  // config's fault, told as the check's finding.
   const result = await runTrials({
     scenarios: [feedProbe],
     repeat: 1,
@@ -335,11 +338,15 @@ async function probeFetch(serial: string, endpoint: { host: string; port: number
     progress: () => undefined,
     out: undefined,
     signal: new AbortController().signal,
+  }).catch((e: unknown) => {
+    if (hasErrorCode(e, ErrorCode.Config)) return describeError(e);
+    throw e;
   });
+  if (typeof result === 'string') return { name, ok: false, found: result, fix: 'correct feed.attach as the line says, then run doctor again' };
   const report = result.scenarios[0];
   const fetches = (result.history[0]?.events ?? []).flatMap((e) => (e.type === 'fetched' ? [e.status] : []));
   if (report?.verdict === 'pass' && fetches.some((s) => s >= 200 && s <= 299)) {
-    return { name, ok: true, found: `the app fetched ${url} (HTTP ${fetches.join(', ')}) in one forced run; the device was restored` };
+    return { name, ok: true, found: `${attach !== '' ? `after ${attach.slice(0, -2)}, ` : ''}the app fetched ${url} (HTTP ${fetches.join(', ')}) in one forced run; the device was restored` };
   }
   const noFetch = report?.anomalies.find((a) => a.kind === 'no-fetch');
   const other = report?.anomalies.find((a) => a.kind !== 'no-fetch');
@@ -348,7 +355,7 @@ async function probeFetch(serial: string, endpoint: { host: string; port: number
     ok: false,
     found: noFetch?.detail ?? report?.error ?? other?.detail ?? `the probe run's verdict is ${report?.verdict ?? 'missing'}`,
     fix: noFetch
-      ? 'correct what the line names (feed.devicePort or feed.path in the config, or the app\'s network security config) so the app fetches the feed from ' + url + ', then run doctor again'
+      ? `correct what the line names (${attach}feed.devicePort or feed.path in the config, or the app's network security config) so the app fetches the feed from ${url}, then run doctor again`
       : 'run `dedup-verify run --scenario back-to-back` and read the anomalies: the forced run did not go through',
   };
 }

@@ -1,7 +1,9 @@
 /**
  * How the app gets its feed (one of the harness's four seams; docs/design.md). The fixture
  * server serves the feed; a FeedSource says where the app is told to fetch it and keeps what
- * was served, for the item mapping and the history.
+ * was served, for the item mapping and the history: a URL compiled into the debug build
+ * (BuildFieldFeed), or a subscription the app keeps in its data (SubscriptionFeed, config
+ * feed.attach), which a `pm clear` deletes and the harness adds again (feed-attach.ts).
  */
 import type { FeedItem } from '../../feed/feed-items.js';
 import { truncateToSecond } from '../../feed/feed-items.js';
@@ -9,8 +11,8 @@ import { renderFeed } from '../../feed/render-feed.js';
 import type { FaultPlan, ItemSpec, Journal, ServedItem, ServerEffect } from '../harness.js';
 import { stripQuery } from '../run-observation.js';
 import type { DeviceSteps } from '../device-steps.js';
-import type { Config } from '../../config/types.js';
-import { ConfigError } from '../../errors.js';
+import type { AttachStep, Config } from '../../config/types.js';
+import { attachFeed, type AttachHooks } from '../feed-attach.js';
 
 export type Route = 'feed' | 'receipts';
 
@@ -26,6 +28,14 @@ export interface FeedSource {
   indexEntries(): Iterable<{ key: string; title: string }>;
   /** The links of every item served in this scenario. */
   servedLinks(): string[];
+  /**
+   * When the feed is attached again after a `pm clear`: `never` (a URL in the build), `clear` (at
+   * once: the steps start the app themselves, so it knows the feed from its first start), `start`
+   * (once the app started again and made its database, which an sql step edits).
+   */
+  readonly attachAt: 'never' | 'clear' | 'start';
+  /** After a `pm clear` (at `attachAt`): points the app at the feed again. */
+  attachAfterClear(hooks: AttachHooks): Promise<void>;
 }
 
 /**
@@ -37,7 +47,7 @@ export class BuildFieldFeed implements FeedSource {
   private readonly served = new Map<string, ServedItem>();
 
   constructor(
-    private readonly steps: DeviceSteps,
+    protected readonly steps: DeviceSteps,
     private readonly scenario: string,
     /** The server journal's length when the scenario began: its requests are the ones after it. */
     private readonly journalStart: number,
@@ -125,10 +135,42 @@ export class BuildFieldFeed implements FeedSource {
   servedLinks(): string[] {
     return [...this.served.values()].map((s) => s.item);
   }
+
+  get attachAt(): FeedSource['attachAt'] {
+    return 'never';
+  }
+
+  attachAfterClear(_hooks: AttachHooks): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * The feed is a subscription the app keeps in its data (Feeder's `feeds` rows): served as a build
+ * field's is, and attached again with feed.attach after every `pm clear` (the session attached
+ * it once at its start).
+ */
+export class SubscriptionFeed extends BuildFieldFeed {
+  constructor(
+    steps: DeviceSteps,
+    scenario: string,
+    journalStart: number,
+    private readonly attach: readonly AttachStep[],
+  ) {
+    super(steps, scenario, journalStart);
+  }
+
+  override get attachAt(): FeedSource['attachAt'] {
+    return this.attach.some((step) => 'sql' in step) ? 'start' : 'clear';
+  }
+
+  override attachAfterClear(hooks: AttachHooks): Promise<void> {
+    return attachFeed(this.steps, this.attach, 'after-clear', hooks);
+  }
 }
 
 /** The FeedSource for the config: the feed URL is a build field unless feed.attach says how to subscribe. */
 export function feedSourceFor(config: Config, steps: DeviceSteps, scenario: string, journalStart: number): FeedSource {
-  if (config.feed.attach !== undefined) throw new ConfigError('feed.attach is not supported by this version of dedup-verify', 'feed.attach');
+  if (config.feed.attach !== undefined) return new SubscriptionFeed(steps, scenario, journalStart, config.feed.attach);
   return new BuildFieldFeed(steps, scenario, journalStart);
 }

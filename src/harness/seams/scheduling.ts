@@ -96,6 +96,9 @@ interface Guard {
   readonly due?: number;
 }
 
+/** androidx work-runtime's DiagnosticsWorker (androidx.work.impl.workers), enqueued by DiagnosticsReceiver. */
+const DIAGNOSTICS_WORKER = 'androidx.work.impl.workers.DiagnosticsWorker';
+
 /** Result line of androidx WorkerWrapper (androidx `work/work-runtime/.../WorkerWrapper.kt`, INFO, tag WM-WorkerWrapper). */
 const RESULT_LINE = /^Worker result (SUCCESS|RETRY|FAILURE) for Work \[ id=([0-9a-fA-F-]+)/;
 const RESULT_OUTCOME: Record<string, RunOutcome> = { SUCCESS: 'success', RETRY: 'retry', FAILURE: 'failure' };
@@ -352,7 +355,10 @@ export class WorkManagerScheduling implements Scheduling {
   }
 
   isRunEndLine(line: ObservedLine): boolean {
-    return line.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(line.message);
+    // Not the DiagnosticsWorker the harness's own start-process broadcast enqueues (DiagnosticsReceiver:
+    // OneTimeWorkRequest.from(DiagnosticsWorker.class), its class name a tag in WorkerWrapper's
+    // "Work [ id=…, tags={ … } ]"; androidx work/work-runtime DiagnosticsReceiver.java): no run of the app's work.
+    return line.tag === 'WM-WorkerWrapper' && RESULT_LINE.test(line.message) && !line.message.includes(`tags={ ${DIAGNOSTICS_WORKER} }`);
   }
 
   /**

@@ -22,6 +22,7 @@ import { ExitReason } from './app-framework.js';
 import { AppProcess, isProcessDeath } from './app-process.js';
 import { IntentFlag, flattenToShortString, intentToString, type ComponentName, type Intent } from './intent.js';
 import { formatUid } from './java-lang.js';
+import { matchesActivityFilter } from './intent-filter.js';
 import type { PackageManagerService, PackageState } from './package-manager.js';
 import type { SystemLog } from './system-log.js';
 import { LogPriority } from '../types.js';
@@ -285,6 +286,23 @@ export class ActivityManagerService {
       if (!isProcessDeath(e)) this.crash(record, e);
     }
     return StartResult.SUCCESS;
+  }
+
+  /**
+   * The activities an implicit intent resolves to (PackageManager.queryIntentActivities with
+   * MATCH_DEFAULT_ONLY, as ActivityTaskSupervisor.resolveIntent asks): those with an intent filter
+   * that takes the intent (intent-filter.ts), of the intent's package when it has one (`-p`).
+   * The activities of the system packages are not modelled.
+   */
+  resolveActivities(intent: Intent): ComponentName[] {
+    const found: ComponentName[] = [];
+    for (const pkg of this.deps.packages.all()) {
+      if (intent.package !== undefined && pkg.packageName !== intent.package) continue;
+      for (const activity of pkg.definition?.manifest.activities ?? []) {
+        if ((activity.intentFilters ?? []).some((f) => matchesActivityFilter(f, intent))) found.push({ packageName: pkg.packageName, className: activity.name });
+      }
+    }
+    return found;
   }
 
   /** KEYCODE_HOME: the launcher comes to the front; the app's activity stops (stays created). */

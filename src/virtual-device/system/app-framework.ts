@@ -14,14 +14,26 @@ export interface ManifestComponent {
   readonly exported: boolean;
   /** Permission a caller must hold (android:permission). */
   readonly permission?: string;
-  /** Intent actions of the component's intent filters. */
+  /** Intent actions of the component's intent filters (a receiver's). */
   readonly actions?: readonly string[];
-  /** `<data android:scheme=…>` of the component's intent filters (an activity that opens http/https links). */
-  readonly schemes?: readonly string[];
-  /** `<data android:mimeType=…>` of the component's intent filters. */
-  readonly mimeTypes?: readonly string[];
+  /** An activity's `<intent-filter>`s beside MAIN/LAUNCHER (the implicit intents `am start` resolves to it). */
+  readonly intentFilters?: readonly IntentFilterSpec[];
   /** true for the MAIN/LAUNCHER activity. */
   readonly launcher?: boolean;
+}
+
+/** One `<intent-filter>` of an activity (intent-filter.ts matches an intent against it). */
+export interface IntentFilterSpec {
+  readonly actions: readonly string[];
+  readonly categories?: readonly string[];
+  /** `<data android:scheme>`. */
+  readonly schemes?: readonly string[];
+  /** `<data android:host>`; `*` first matches every host ending with the rest. */
+  readonly hosts?: readonly string[];
+  /** `<data android:pathPattern>` (PatternMatcher.PATTERN_SIMPLE_GLOB). */
+  readonly pathPatterns?: readonly string[];
+  /** `<data android:mimeType>`. */
+  readonly mimeTypes?: readonly string[];
 }
 
 /** An `<instrumentation android:name=… android:targetPackage=…>` element. */

@@ -57,14 +57,43 @@ export function flattenToString(c: ComponentName): string {
 }
 
 /**
+ * Uri.toSafeString() (aosp-mirror/platform_frameworks_base core/java/android/net/Uri.java
+ * @1fd04218): the scheme-specific part of a tel, sip, sms, smsto, mailto or nfc URI with every
+ * character but `-`, `@` and `.` as `x`; of an http, https, ftp or rtsp URI only
+ * `//host[:port]/...`; otherwise the scheme-specific part without the fragment.
+ */
+export function toSafeString(uri: string): string {
+  const colon = uri.indexOf(':');
+  const scheme = colon >= 0 ? uri.slice(0, colon) : undefined;
+  const hash = uri.indexOf('#', colon + 1);
+  const encoded = uri.slice(colon + 1, hash < 0 ? undefined : hash);
+  // getSchemeSpecificPart() is the decoded part (Uri.decode; a broken escape is left as it is here).
+  let ssp: string;
+  try {
+    ssp = decodeURIComponent(encoded);
+  } catch {
+    ssp = encoded;
+  }
+  if (scheme === undefined) return ssp;
+  const lower = scheme.toLowerCase();
+  if (['tel', 'sip', 'sms', 'smsto', 'mailto', 'nfc'].includes(lower)) return `${scheme}:${ssp.replace(/[^-@.]/g, 'x')}`;
+  if (['http', 'https', 'ftp', 'rtsp'].includes(lower)) {
+    const authority = encoded.startsWith('//') ? (encoded.slice(2).split(/[/\\?#]/)[0] ?? '') : '';
+    return `${scheme}://${authority.slice(authority.lastIndexOf('@') + 1)}/...`;
+  }
+  return `${scheme}:${ssp}`;
+}
+
+/**
  * Intent.toString(): `Intent { ` + toShortString(secure=true, comp=true, extras=true, clip=false)
- * + ` }`, fields in the order act, cat, dat, typ, flg, pkg, cmp, then `(has extras)`.
+ * + ` }`, fields in the order act, cat, dat, typ, flg, pkg, cmp, then `(has extras)`; with
+ * secure=true the data is printed as Uri.toSafeString().
  */
 export function intentToString(intent: Intent): string {
   const parts: string[] = [];
   if (intent.action !== undefined) parts.push(`act=${intent.action}`);
   if (intent.categories !== undefined && intent.categories.length > 0) parts.push(`cat=[${intent.categories.join(',')}]`);
-  if (intent.data !== undefined) parts.push(`dat=${intent.data}`);
+  if (intent.data !== undefined) parts.push(`dat=${toSafeString(intent.data)}`);
   if (intent.type !== undefined) parts.push(`typ=${intent.type}`);
   if (intent.flags !== 0) parts.push(`flg=0x${(intent.flags >>> 0).toString(16)}`);
   if (intent.package !== undefined) parts.push(`pkg=${intent.package}`);

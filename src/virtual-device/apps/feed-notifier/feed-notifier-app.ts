@@ -7,9 +7,9 @@
  * the harness pushed while the app was stopped is the one used).
  *
  * The app profiles (app-profiles.ts) change the manifest and the entry points: `subscription`
- * gives MainActivity an intent filter for VIEW of http/https URLs and RSS/Atom types, whose URL it
- * adds to `feeds` (Feeder's AddFeedFromShareActivity, spacecowboy/Feeder @091ca126
- * app/src/main/AndroidManifest.xml:115-134); `jobscheduler` has no WorkManager: its
+ * gives MainActivity the intent filters of Feeder's AddFeedFromShareActivity (VIEW of http/https
+ * URLs with a feed type or a feed-like path, FEED_URL_FILTERS), and adds the URL of a VIEW
+ * intent to `feeds` (spacecowboy/Feeder @091ca126 app/src/main/AndroidManifest.xml:115-134); `jobscheduler` has no WorkManager: its
  * FeedSyncJobService is scheduled in Application.onCreate with JobInfo.Builder.setPeriodic, unless
  * the job is pending already (Feeder's schedulePeriodicRssSync, app/src/main/java/com/
  * nononsenseapps/feeder/background/RssSyncJob.kt:108-147: Builder(RSS_SYNC_PERIODIC.jobId = 2,
@@ -62,6 +62,18 @@ export const FEED_SYNC_JOB_ID = 2;
 const FEED_SYNC_TAG = 'FeedSyncJob';
 export const ACTION_VIEW = 'android.intent.action.VIEW';
 
+/**
+ * Profile `subscription`: the intent filters of Feeder's AddFeedFromShareActivity
+ * (spacecowboy/Feeder app/src/main/AndroidManifest.xml @00db8833, "URLs with feed mimetype can be
+ * opened" and "URLs ending with '.xml' or '.rss' can be opened directly"): VIEW of http/https
+ * URLs of any host with a feed MIME type, or whose path ends .xml, .rss, .atom or .json
+ * (android:pathPattern=".*\\.xml" in the XML is the pattern `.*\.xml`).
+ */
+const FEED_URL_FILTERS = [
+  { actions: [ACTION_VIEW], categories: ['android.intent.category.DEFAULT', 'android.intent.category.BROWSABLE'], schemes: ['http', 'https'], hosts: ['*'], mimeTypes: ['text/xml', 'application/rss+xml', 'application/atom+xml', 'application/xml', 'application/json'] },
+  { actions: [ACTION_VIEW], categories: ['android.intent.category.DEFAULT', 'android.intent.category.BROWSABLE'], schemes: ['http', 'https'], hosts: ['*'], pathPatterns: ['.*\\.xml', '.*\\.rss', '.*\\.atom', '.*\\.json'] },
+] as const;
+
 export const feedNotifierApp: AppDefinition = {
   manifest: FEED_NOTIFIER_MANIFEST,
   createInstance: (context) => new FeedNotifierProcess(context),
@@ -80,7 +92,7 @@ function manifestFor(profile: AppProfile): AppManifest {
       return {
         ...m,
         activities: [
-          { name: MAIN_ACTIVITY, exported: true, launcher: true, actions: [ACTION_VIEW], schemes: ['http', 'https'], mimeTypes: ['text/xml', 'application/rss+xml', 'application/atom+xml', 'application/xml'] },
+          { name: MAIN_ACTIVITY, exported: true, launcher: true, intentFilters: FEED_URL_FILTERS },
         ],
       };
     case 'jobscheduler':

@@ -19,10 +19,16 @@ import type { CommandContext } from '../../types.js';
 import type { Bundle } from '../instrumentation.js';
 import { StartResult } from '../activity-manager.js';
 import type { AndroidSystem } from '../android-system.js';
-import { IntentFlag, flattenToString, intentToString, parseComponentName } from '../intent.js';
+import { IntentFlag, flattenToShortString, flattenToString, intentToString, parseComponentName, type ComponentName } from '../intent.js';
 import { dumpService } from './dumpsys.js';
 import { parseIntentArgs } from './intent-args.js';
 import { JavaException, handleDefaultCommands, illegalArgument, parseJavaInt, runShellCommand, type CommandOutput, type ShellArgs } from './shell-command.js';
+
+/**
+ * The chooser an implicit intent that several activities take starts instead (frameworks/base
+ * core/java/com/android/internal/app/ResolverActivity.java, in the `android` package).
+ */
+const RESOLVER_ACTIVITY: ComponentName = { packageName: 'android', className: 'com.android.internal.app.ResolverActivity' };
 
 /** NO_CLASS_ERROR_CODE printed before "Error: Activity class ... does not exist." */
 const NO_CLASS_ERROR_CODE = 'Error type 3';
@@ -70,8 +76,18 @@ async function runStart(system: AndroidSystem, args: ShellArgs, out: CommandOutp
   out.println(`Starting: ${intentToString(intent)}`);
   intent.flags |= IntentFlag.FLAG_ACTIVITY_NEW_TASK;
   const started = Date.now();
-  const hadProcess = intent.component !== undefined && system.activities.processOf(intent.component.packageName) !== undefined;
-  const result = intent.component === undefined ? StartResult.INTENT_NOT_RESOLVED : await system.activities.startActivity(intent.component, intent);
+  // An implicit intent (no -n) goes to the one activity whose filters take it (of the -p package
+  // when given), to the chooser when several do, and is not resolved when none does.
+  const found = intent.component === undefined ? system.activities.resolveActivities(intent) : [];
+  const target = intent.component ?? (found.length === 1 ? found[0] : undefined);
+  const hadProcess = target !== undefined && system.activities.processOf(target.packageName) !== undefined;
+  let result: StartResult;
+  let who: ComponentName | undefined = target;
+  if (target !== undefined) result = await system.activities.startActivity(target, intent);
+  else if (found.length > 1) {
+    result = StartResult.SUCCESS;
+    who = RESOLVER_ACTIVITY;
+  } else result = StartResult.INTENT_NOT_RESOLVED;
   const line = (s: string): void => (parsed.wait ? out.println(s) : out.errPrintln(s));
   let launched = false;
   switch (result) {
@@ -98,11 +114,11 @@ async function runStart(system: AndroidSystem, args: ShellArgs, out: CommandOutp
       line(`Error: Activity not started, unknown error code ${String(unreachable)}`);
     }
   }
-  if (parsed.wait && launched && intent.component !== undefined) {
+  if (parsed.wait && launched && who !== undefined) {
     const elapsed = Date.now() - started;
     out.println('Status: ok');
     out.println(`LaunchState: ${result === StartResult.TASK_TO_FRONT ? 'HOT' : hadProcess ? 'WARM' : 'COLD'}`);
-    out.println(`Activity: ${intent.component.packageName}/${intent.component.className.startsWith(`${intent.component.packageName}.`) ? intent.component.className.slice(intent.component.packageName.length) : intent.component.className}`);
+    out.println(`Activity: ${flattenToShortString(who)}`);
     out.println(`TotalTime: ${elapsed}`);
     out.println(`WaitTime: ${elapsed + 2}`);
     out.println('Complete');
