@@ -40,6 +40,13 @@ export interface VirtualDeviceOptions {
    */
   appLogLevel?: AppLogLevel;
   /**
+   * How long the reference app's WorkManager task thread takes to take a task up (default
+   * TASK_THREAD_DELAY_MS, 5 ms). A busy device's thread is slower: the job WorkManager schedules
+   * again after a periodic run (Schedulers.registerRescheduling, posted to that thread) then
+   * comes that much after the run's result line. Not a CLI option: specs of that window set it.
+   */
+  workManagerTaskDelayMs?: number;
+  /**
    * Answer as a phone, not an emulator: a Pixel 8's user build (profiles.ts), no qemu
    * properties, `adb root` refused and no sqlite3, as on a phone; the API level is the phone's (34).
    */

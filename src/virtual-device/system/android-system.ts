@@ -318,6 +318,7 @@ export class AndroidSystem {
       bugs: new Set(device.options.bugs ?? []),
       ...(device.options.appProfile === undefined ? {} : { appProfile: device.options.appProfile }),
       ...(device.options.appLogLevel === undefined ? {} : { workManagerLogLevel: APP_LOG_PRIORITY[device.options.appLogLevel] }),
+      ...(device.options.workManagerTaskDelayMs === undefined ? {} : { workManagerTaskDelayMs: device.options.workManagerTaskDelayMs }),
       components,
     };
   }

@@ -331,6 +331,8 @@ export interface AppContext {
    * it with Configuration.Builder().setMinimumLoggingLevel() (reference app only; default Log.INFO).
    */
   readonly workManagerLogLevel?: LogPriority;
+  /** How long WorkManager's task thread takes to take a task up (reference app only; VirtualDeviceOptions.workManagerTaskDelayMs). */
+  readonly workManagerTaskDelayMs?: number;
   /** Services, registered receivers and secure settings (present on every device context). */
   readonly components?: AppComponentsApi;
 }

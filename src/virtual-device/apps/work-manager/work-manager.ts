@@ -144,7 +144,7 @@ export class WorkManager {
 
   private constructor(context: AppContext, factory: WorkerFactory, options: WorkManagerOptions) {
     this.context = context;
-    this.taskExecutor = options.taskExecutor ?? serialTaskExecutor();
+    this.taskExecutor = options.taskExecutor ?? serialTaskExecutor(undefined, context.workManagerTaskDelayMs);
     this.logger = new WorkLogger(context, context.workManagerLogLevel);
     this.factory = (className, params) => (className === DIAGNOSTICS_WORKER ? this.createDiagnosticsWorker() : factory(className, params));
     const noBackup = `${context.files.dataDir}/no_backup`;

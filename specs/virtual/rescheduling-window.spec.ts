@@ -1,0 +1,43 @@
+/**
+ * The window between a periodic run's result line and the job WorkManager schedules for the next
+ * period. WorkManager cancels the finished job and schedules a new id on its task thread, after
+ * the run (androidx work-runtime Schedulers.registerRescheduling, posted to
+ * taskExecutor.getSerialTaskExecutor() from Processor.onExecuted); on a busy device that thread
+ * takes a while. Between the two the WorkSpec's SystemIdInfo names a job JobScheduler no longer
+ * has (a finished job is dropped; SystemJobScheduler.cancel then finds no pending job and keeps
+ * the row, so the same id comes back, or a new one after a cancel). Here the virtual device's
+ * task thread takes 1.5 s to take a task up (the unit spec of work-manager.ts drives the same
+ * executor with an injected timer), so every forced run after the first falls in that window
+ * and must wait for the job instead of being refused.
+ */
+import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { virtualLab } from '../support/lab.js';
+import { runCli } from '../support/cli.js';
+
+const CONFIG = 'fixtures/reference-app.config.json';
+const TASK_DELAY_MS = 1_500;
+
+describe('WorkManager re-scheduling on a slow task thread (virtual device, real adb)', function () {
+  this.timeout(180_000);
+  const lab = virtualLab('dv-resched-spec-');
+
+  it('run: back-to-back and missed-run pass, each forced run waiting for the new job id, none refused', async () => {
+    const d = await lab.devices.start({ workManagerTaskDelayMs: TASK_DELAY_MS });
+    const out = join(lab.work, 'run');
+    const r = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--scenario', 'back-to-back', '--scenario', 'missed-run', '--out', out], {
+      env: { ANDROID_ADB_SERVER_PORT: String(lab.adb.port) },
+    });
+    expect(r.code, r.stderr.slice(-3000)).to.equal(0);
+    const events = (await readFile(join(out, 'history.jsonl'), 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { type: string; outcome?: string });
+    const finished = events.filter((e) => e.type === 'run-finished');
+    // back-to-back forces two runs and missed-run more: every one ran, none was refused.
+    expect(finished.length).to.be.at.least(4);
+    expect(finished.map((e) => e.outcome)).to.not.include('refused');
+    expect(finished.every((e) => e.outcome === 'success')).to.equal(true);
+  });
+});
