@@ -148,7 +148,7 @@ describe('feed.attach: apps whose feeds are subscriptions (virtual devices, real
     expect(good.stdout).to.match(/ok +feed fetched by a forced run: after feed\.attach \(1 step\), the app fetched http:\/\/127\.0\.0\.1:8765\/feed\.xml \(HTTP 200\)/);
     const bad = await doctor(await writeConfig('doctor-bad', [{ intent: { action: 'android.intent.action.VIEW', data: '{feedUrl}', component: '.Missing' } }]));
     expect(bad.code).to.not.equal(0);
-    expect(bad.stdout).to.match(/feed fetched by a forced run: feed\.attach step 1 of 1 \(intent\) failed on .*does not exist\."; com\.example\.feednotifier has no such activity/);
+    expect(bad.stdout, bad.stdout + bad.stderr).to.match(/feed fetched by a forced run: feed\.attach step 1 of 1 \(intent\) failed on .*does not exist\."; com\.example\.feednotifier has no such activity/);
     await lab.devices.stopAll();
   });
 

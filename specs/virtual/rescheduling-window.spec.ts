@@ -40,4 +40,17 @@ describe('WorkManager re-scheduling on a slow task thread (virtual device, real 
     expect(finished.map((e) => e.outcome)).to.not.include('refused');
     expect(finished.every((e) => e.outcome === 'success')).to.equal(true);
   });
+
+  it('doctor right after its own probe run: the periodic work check waits for the job the task thread registers', async () => {
+    const d = await lab.devices.start({ workManagerTaskDelayMs: TASK_DELAY_MS });
+    await lab.adb.connect(d.serial);
+    await lab.adb.adb(['-s', d.serial, 'shell', 'am start -n com.example.feednotifier/.MainActivity']);
+    const env = { ANDROID_ADB_SERVER_PORT: String(lab.adb.port) };
+    for (const pass of [1, 2]) {
+      const r = await runCli(['doctor', '--device', d.serial, '--config', CONFIG], { env });
+      expect(r.code, `doctor pass ${pass}:\n${r.stdout}${r.stderr}`).to.equal(0);
+      expect(r.stdout).to.match(/ok +periodic work scheduled/);
+      expect(r.stdout).to.match(/ok +feed fetched by a forced run/);
+    }
+  });
 });

@@ -31,9 +31,13 @@ import { getSdkLevel } from '../../android/properties.js';
 import { getAutoTime, readDeviceTimeMs } from '../../android/clock.js';
 import { readWorkSnapshot } from '../../harness/work-state.js';
 import { findJob, WORKMANAGER_JOB_SERVICE } from '../../android/job-scheduler.js';
+import type { JobEntry } from '../../android/parsers/job-scheduler.js';
+import { WorkState } from '../../android/work-spec.js';
+import type { ScheduledSpec } from '../../harness/harness.js';
+import { delay } from '../../harness/device-steps.js';
 import { loadConfig } from '../../config/load-config.js';
 import { readSavedState, stateDirFor } from '../../harness/device-state.js';
-import { DEFAULT_CONFIG_FILE, type Config } from '../../config/types.js';
+import { DEFAULT_CONFIG_FILE, type Config, type WorkManagerWork } from '../../config/types.js';
 import { defaultAdbPort } from './run-devices.js';
 import { referenceAppConfigPath } from '../package-root.js';
 import type { CliIo } from '../io.js';
@@ -281,9 +285,7 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
       }
       if (runAs.ok && work.scheduler === 'workmanager') {
         try {
-          const snapshot = await readWorkSnapshot(device, config, work);
-          const spec = snapshot.namedSpecs[0];
-          const job = spec?.systemId === undefined ? null : await findJob(device, { pkg, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE });
+          const { spec, job } = await readScheduledWork(device, config, work);
           add({
             name: 'periodic work scheduled',
             ok: job !== null,
@@ -310,6 +312,26 @@ export async function runDoctor(opts: Record<string, unknown>, io: CliIo): Promi
   // The probe run changes the device (it is restored after): only once everything else holds.
   if (checks.every((c) => c.ok)) add(await probeFetch(serial, endpoint, adbPath, config));
   return finish();
+}
+
+/** How long a WorkSpec whose job is missing is looked at again before the check says so. */
+const RESCHEDULE_WAIT_MS = 5_000;
+
+/**
+ * The unique work's WorkSpec and its registered job. After a run WorkManager registers the next
+ * period's job on its task thread (androidx work-runtime Schedulers.registerRescheduling, posted
+ * from Processor.onExecuted), so an ENQUEUED WorkSpec whose job is not listed yet (a run just
+ * ended, say doctor's own probe of a moment ago) is read again, backing off, for up to
+ * RESCHEDULE_WAIT_MS, as a forced run of `run` waits for it.
+ */
+async function readScheduledWork(device: AndroidDevice, config: Config, work: WorkManagerWork): Promise<{ spec: ScheduledSpec | undefined; job: JobEntry | null }> {
+  const started = performance.now();
+  for (let pause = 50; ; pause = Math.min(pause * 2, 400)) {
+    const spec = (await readWorkSnapshot(device, config, work)).namedSpecs[0];
+    const job = spec?.systemId === undefined ? null : await findJob(device, { pkg: config.app.package, jobId: spec.systemId, serviceClass: WORKMANAGER_JOB_SERVICE });
+    if (job !== null || spec?.state !== WorkState.ENQUEUED || performance.now() - started > RESCHEDULE_WAIT_MS) return { spec, job };
+    await delay(pause);
+  }
 }
 
 /**

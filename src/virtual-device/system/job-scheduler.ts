@@ -66,6 +66,8 @@ export const JobConstraint = { CHARGING: 1, BATTERY_NOT_LOW: 2, STORAGE_NOT_LOW:
 const SOFT_OVERRIDE_CONSTRAINTS = JobConstraint.CHARGING | JobConstraint.BATTERY_NOT_LOW | JobConstraint.STORAGE_NOT_LOW | JobConstraint.TIMING_DELAY | JobConstraint.IDLE;
 const MIN_BACKOFF_MS = 10_000;
 const MAX_BACKOFF_DELAY_MS = 5 * 60 * 60 * 1000;
+/** JobStatus.NO_EARLIEST_RUNTIME: a job that may run as soon as its other constraints allow. */
+const NO_EARLIEST_RUNTIME = 0;
 
 interface JobExecution {
   readonly startElapsed: number;
@@ -131,7 +133,12 @@ export class JobStatus {
     if (j.requiresStorageNotLow) c |= JobConstraint.STORAGE_NOT_LOW;
     if (j.requiresDeviceIdle) c |= JobConstraint.IDLE;
     if (j.requiredNetworkType !== 0) c |= JobConstraint.CONNECTIVITY;
-    if (j.minLatencyMs > 0 || j.periodic !== undefined) c |= JobConstraint.TIMING_DELAY;
+    // JobStatus's constructor adds CONSTRAINT_TIMING_DELAY whenever earliestRunTimeElapsedMillis is
+    // not NO_EARLIEST_RUNTIME (0): a periodic job, a job with a minimum latency, and a job
+    // rescheduled for a failure with its backoff (AOSP frameworks/base
+    // apex/jobscheduler/service/java/com/android/server/job/controllers/JobStatus.java, the
+    // constructor and getRescheduleJobForFailureLocked in JobSchedulerService.java).
+    if (this.earliestRunElapsed !== NO_EARLIEST_RUNTIME) c |= JobConstraint.TIMING_DELAY;
     return c;
   }
 
@@ -140,6 +147,8 @@ export class JobStatus {
    * storage, idle and connectivity are never satisfied (the model has no such device state).
    */
   satisfiedConstraints(nowElapsed: number): number {
+    // TimeController tracks only jobs with a timing delay or a deadline (maybeStartTrackingJobLocked).
+    if (this.earliestRunElapsed === NO_EARLIEST_RUNTIME) return 0;
     return nowElapsed >= this.earliestRunElapsed ? JobConstraint.TIMING_DELAY : 0;
   }
 
@@ -207,7 +216,8 @@ export class JobSchedulerService {
         namespace,
         job,
         enqueueElapsed: now,
-        earliestRunElapsed: job.periodic === undefined ? now + job.minLatencyMs : now + job.periodic.intervalMs - job.periodic.flexMs,
+        // JobStatus.createFromJobInfo: a one-off job without a minimum latency has no earliest run time.
+        earliestRunElapsed: job.periodic !== undefined ? now + job.periodic.intervalMs - job.periodic.flexMs : job.minLatencyMs > 0 ? now + job.minLatencyMs : NO_EARLIEST_RUNTIME,
         numFailures: 0,
       }),
     );
@@ -485,8 +495,8 @@ export class JobSchedulerService {
       if (j.minLatencyMs > 0) lines.push(`      Minimum latency: ${formatDuration(j.minLatencyMs)}`);
       lines.push(`      Backoff: policy=${j.backoffPolicy} initial=${formatDuration(j.initialBackoffMs)}`);
       if (j.minLatencyMs > 0) lines.push('      Has early constraint');
-      lines.push(`    Required constraints:${j.minLatencyMs > 0 || j.periodic !== undefined ? ' TIMING_DELAY' : ''}`);
-      lines.push(`    Satisfied constraints:${nowElapsed >= js.earliestRunElapsed ? ' TIMING_DELAY' : ''}`);
+      lines.push(`    Required constraints:${(js.requiredConstraints() & JobConstraint.TIMING_DELAY) !== 0 ? ' TIMING_DELAY' : ''}`);
+      lines.push(`    Satisfied constraints:${(js.satisfiedConstraints(nowElapsed) & JobConstraint.TIMING_DELAY) !== 0 ? ' TIMING_DELAY' : ''}`);
       lines.push(`    Standby bucket: ACTIVE`);
       lines.push(`    Enqueue time: ${formatDuration(js.enqueueElapsed - nowElapsed)}`);
       const latest = js.latestRunElapsed === undefined ? 'none' : formatDuration(js.latestRunElapsed - nowElapsed);
