@@ -155,7 +155,7 @@ describe('android model: other apps\' WorkManager jobs on API 30 (adb only)', fu
     // The repro script's find_job, run by bash with real adb against this device.
     const { script } = renderReproScript({ scenario: 'back-to-back', device: d.serial, pkg: PKG, feedDevicePort: 8765, steps: [], anomalies: [] });
     const fn = (name: string): string => new RegExp(`^${name}\\(\\) \\{(?:.*\\}$|[\\s\\S]*?^\\})`, 'm').exec(script)![0];
-    const body = ['set -euo pipefail', `PKG=${PKG}`, `SERIAL=${d.serial}`, fn('adb_dev'), 'ADB=adb_dev', fn('die'), fn('check_job_id'), fn('check_namespace'), fn('find_job'), fn('job_refs'), 'find_job; echo "job=$JOB ns=$JOB_NS"'].join('\n');
+    const body = ['set -euo pipefail', `PKG=${PKG}`, 'JOB_CLASS=androidx.work.impl.background.systemjob.SystemJobService', `SERIAL=${d.serial}`, fn('adb_dev'), 'ADB=adb_dev', fn('die'), fn('check_job_id'), fn('check_namespace'), fn('find_job'), fn('job_refs'), 'find_job; echo "job=$JOB ns=$JOB_NS"'].join('\n');
     // Not spawnSync: the device answers adb from this process's event loop.
     const findJobByScript = (): Promise<{ stdout: string; stderr: string; status: number | null }> => new Promise<{ stdout: string; stderr: string; status: number | null }>((resolve, reject) => {
       const child = spawn('bash', ['-c', body], { env: { ...process.env, ANDROID_ADB_SERVER_PORT: String(adb.port) } });

@@ -9,7 +9,6 @@ import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawn } from 'node:child_process';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { main, type CliIo } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -21,6 +20,7 @@ import { killMidRun } from '../../src/scenarios/kill-mid-run.js';
 import type { Scenario } from '../../src/harness/types.js';
 import { freePort, type AdbServer } from '../support/adb-server.js';
 import { virtualLab } from '../support/lab.js';
+import { runBash } from '../support/run-output.js';
 import { parseHistoryText } from '../../src/history/jsonl.js';
 import { renderHtmlReport } from '../../src/report/html/render.js';
 import { renderJunit } from '../../src/report/junit.js';
@@ -250,16 +250,7 @@ describe('repro/<scenario>.sh against a virtual device with the same bug', funct
   before(() => ({ adb, work } = lab));
 
   /** Runs a script with bash, asynchronously: the virtual devices live in this process. */
-  function runScript(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn('bash', [...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, out }));
-    });
-  }
+  const runScript = (args: readonly string[], env: NodeJS.ProcessEnv): ReturnType<typeof runBash> => runBash(args, env, ROOT);
 
   /** Runs `scenario` with the harness on a device with `bug`, and writes its repro script. */
   async function record(scenario: Scenario, bug: string, apiLevel: 30 | 33 | 34) {

@@ -10,9 +10,9 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HistoryEvent } from '../../src/history/events.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
 import { runCli } from '../support/cli.js';
+import { runAndRead, segment } from '../support/run-output.js';
 import { virtualLab } from '../support/lab.js';
 
 const PKG = 'com.example.feednotifier';
@@ -34,20 +34,8 @@ describe('flag and watermark stores: the row-id and watermark profiles through t
   const lab = virtualLab('dv-store-profiles-');
   const env = (): NodeJS.ProcessEnv => ({ ANDROID_ADB_SERVER_PORT: String(lab.adb.port) });
 
-  async function run(name: string, args: string[]): Promise<{ code: number | null; report: Report; history: HistoryEvent[]; stderr: string }> {
-    const out = join(lab.work, name);
-    const r = await runCli(['run', ...args, '--out', out], { env: env() });
-    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
-    const history = (await readFile(join(out, 'history.jsonl'), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as HistoryEvent);
-    return { code: r.code, report, history, stderr: r.stderr };
-  }
+  const run = (name: string, args: string[]): ReturnType<typeof runAndRead<Report>> => runAndRead<Report>(join(lab.work, name), args, env());
 
-  /** The events of one scenario's segment. */
-  function segment(history: readonly HistoryEvent[], scenario: string): HistoryEvent[] {
-    const start = history.findIndex((e) => e.type === 'config' && e.scenario === scenario);
-    const end = history.findIndex((e, i) => i > start && e.type === 'config');
-    return history.slice(start, end < 0 ? undefined : end);
-  }
 
   it('row-id: every scenario passes; flags set are stored, db-is-truth clears them, the schema holds the composite index and the NOT NULL key', async () => {
     const { code, report, history, stderr } = await run('row-id', ['--virtual', '--app-profile', 'row-id']);

@@ -100,6 +100,8 @@ export interface RunJobRequest {
   readonly namespace?: string | null;
   /** `-f`: ignore constraints (and, historically, battery). */
   readonly force: boolean;
+  /** `-s`: run only if every constraint is met (JobSchedulerShellCommand; not with `-f`). */
+  readonly satisfied?: boolean;
   readonly userId?: number;
 }
 
@@ -121,6 +123,7 @@ export async function runJob(device: AndroidDevice, request: RunJobRequest): Pro
 export function runJobCommand(request: RunJobRequest): string[] {
   const argv = ['cmd', 'jobscheduler', 'run'];
   if (request.force) argv.push('-f');
+  else if (request.satisfied === true) argv.push('-s');
   if (request.userId !== undefined) argv.push('-u', String(request.userId));
   if (request.namespace != null) argv.push('-n', request.namespace);
   argv.push(assertPackageName(request.pkg), String(Math.trunc(request.id)));

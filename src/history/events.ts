@@ -160,7 +160,11 @@ export interface StoredEvent extends TimedEventBase {
 }
 
 /** Where a run's outcome was read: WorkManager's result line, or its row in the workdb and JobScheduler's job state. */
-export const OutcomeSource = { ResultLine: 'result-line', WorkDb: 'workdb' } as const;
+/**
+ * Where a run's outcome was read: WorkManager's result line or the app's own (work.resultLine),
+ * WorkManager's database, or JobScheduler's job (its failure count once it let the job go).
+ */
+export const OutcomeSource = { ResultLine: 'result-line', WorkDb: 'workdb', JobState: 'job-state' } as const;
 export type OutcomeSource = (typeof OutcomeSource)[keyof typeof OutcomeSource];
 
 export interface RunFinishedEvent extends TimedEventBase {
@@ -272,6 +276,12 @@ export interface ScheduleEvent extends TimedEventBase {
   type: 'schedule';
   /** Why it was read (`before-relaunch`, `after-run`, ...). */
   label?: string;
+  /**
+   * `jobscheduler`: the app's own JobService jobs from `dumpsys jobscheduler` (id: the job's
+   * unique id `#u0a190/2`; runAttemptCount: its `Num failures`); absent: WorkManager's WorkSpecs.
+   */
+  scheduler?: 'jobscheduler';
+  /** The unique work name; with JobScheduler, the job as the config names it. */
   uniqueName: string;
   /** The configured worker class, when there is one: `specs` holds its periodic WorkSpecs too. */
   workerClass?: string;
@@ -635,6 +645,7 @@ function findProblem(type: HistoryEventType, o: Record<string, unknown>): string
         required(o, 'keys', 'an array of key values (strings or null)', (v) => Array.isArray(v) && v.every((k) => k === null || typeof k === 'string'));
     case 'schedule':
       return checkTimed(o) ?? optional(o, 'label', 'a string', isString) ??
+        optional(o, 'scheduler', '"jobscheduler"', (v) => v === 'jobscheduler') ??
         required(o, 'uniqueName', 'the unique work name', isString) ??
         optional(o, 'workerClass', 'a class name', isString) ??
         required(o, 'specs', 'an array of WorkSpecs ({id, named, workerClass, state, intervalMs, flexMs, lastEnqueueTime, runAttemptCount, systemId})', (v) => Array.isArray(v) && v.every(isScheduleSpec)) ??

@@ -183,20 +183,23 @@ use_feed() { cp "$HERE/feeds/$1" "$FEED"; }
 
 set_clock() { $ADB shell cmd alarm set-time "$1" >/dev/null; }
 
-# The app's WorkManager job: the "JOB" header lines of dumpsys jobscheduler PKG, printed by
+# The app's job: the "JOB" header lines of dumpsys jobscheduler PKG, printed by
 # JobSchedulerService.dumpInternal with JobStatus.printUniqueId ("<namespace>:" or "#", the
 # formatted uid, "/", the job id), then the identity hash and the battery name - aosp-mirror/
 # platform_frameworks_base apex/jobscheduler/service/java/com/android/server/job/
 # JobSchedulerService.java @f4cdb430 and controllers/JobStatus.java @054fcdf7:
 #   JOB #u0a190/42: 1a2b3c4 com.example/androidx.work.impl.background.systemjob.SystemJobService
 #   JOB androidx.work.systemjobscheduler:u0a190/0: 8c4f1d2 @androidx.work.systemjobscheduler@com.example/androidx.work...SystemJobService
-# (newer platforms put "#<trace tag>#" first in the battery name). WorkManager 2.10+ on API 34+
-# uses that namespace (androidx work-runtime systemjob/JobSchedulerExt.kt @a9b06aaf), which
-# needs "run -n NAMESPACE". Android 11 (API 30) prints the JOB line of every registered job of
-# every app and filters only the details below it (Ankits-lab/frameworks_base, same file,
-# @150a9240: the line comes before "if (!predicate.test(job)) continue;"), and each app's
-# WorkManager numbers its jobs from 0: only a line whose battery name is PKG's own
-# SystemJobService is the app's job.
+#   JOB #u0a190/2: 5e6f7a8 com.example/.FeedSyncJobService
+# (newer platforms put "#<trace tag>#" first in the battery name; the component is printed
+# short, ComponentName.flattenToShortString: a class in the package as ".Name"). WorkManager
+# 2.10+ on API 34+ uses that namespace (androidx work-runtime systemjob/JobSchedulerExt.kt
+# @a9b06aaf), which needs "run -n NAMESPACE". Android 11 (API 30) prints the JOB line of every
+# registered job of every app and filters only the details below it (Ankits-lab/
+# frameworks_base, same file, @150a9240: the line comes before "if (!predicate.test(job))
+# continue;"), and each app's WorkManager numbers its jobs from 0: only a line whose battery
+# name is PKG's own JOB_CLASS (WorkManager's SystemJobService, or the app's JobService) is the
+# app's job.
 # Set JOB_ID (and JOB_NAMESPACE) to skip the lookup.
 find_job() {
   JOB=""; JOB_NS=""
@@ -204,14 +207,15 @@ find_job() {
     check_job_id "$JOB_ID"; check_namespace "${JOB_NAMESPACE:-}"
     JOB=$JOB_ID; JOB_NS=${JOB_NAMESPACE:-}; return 0
   fi
+  [ -n "$JOB_CLASS" ] || die "set JOB_ID (and JOB_NAMESPACE) to the app's job: the config names neither its id nor its service"
   local refs
-  refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\r' | job_refs "$PKG" | sort -u || true)
+  refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\r' | job_refs "$PKG" "$JOB_CLASS" | sort -u || true)
   local count
   count=$(printf '%s\n' "$refs" | grep -c . || true)
   [ "$count" -ge 1 ] || return 1
   if [ "$count" -gt 1 ]; then
-    printf 'repro: %s WorkManager jobs of %s (id namespace):\n%s\n' "$count" "$PKG" "$refs" >&2
-    die "set JOB_ID (and JOB_NAMESPACE) to the periodic work's job (WorkManager's SystemIdInfo.system_id)"
+    printf 'repro: %s jobs of %s/%s (id namespace):\n%s\n' "$count" "$PKG" "$JOB_CLASS" "$refs" >&2
+    die "set JOB_ID (and JOB_NAMESPACE) to the periodic job (for WorkManager: its SystemIdInfo.system_id)"
   fi
   JOB=${refs%% *}
   JOB_NS=${refs#* }
@@ -219,14 +223,16 @@ find_job() {
   check_job_id "$JOB"; check_namespace "$JOB_NS"
 }
 # "<job id> <namespace>" of each JOB line on stdin whose battery name, less "#<trace tag>#" and
-# "@<namespace>@", is exactly $1/androidx.work.impl.background.systemjob.SystemJobService (a
-# string comparison: a dot of the package name matches only a dot, and PKG.beta is not PKG).
+# "@<namespace>@", is exactly $1/$2 or its short form (a string comparison: a dot of the package
+# name matches only a dot, and PKG.beta is not PKG).
 job_refs() {
-  awk -v svc="$1/androidx.work.impl.background.systemjob.SystemJobService" '
+  local short=$2
+  case $2 in "$1".*) short=${2#"$1"} ;; esac
+  awk -v svc="$1/$2" -v svc_short="$1/$short" '
     /^ *JOB (#|[^ :#]+:)[^ \/]+\/-?[0-9]+: [0-9a-f]+ / {
       name = $0; sub(/^ *JOB [^ ]+ [0-9a-f]+ /, "", name)
       sub(/^#[^#]*#/, "", name); sub(/^@[^@]*@/, "", name)
-      if (name != svc) next
+      if (name != svc && name != svc_short) next
       ref = $2; sub(/:$/, "", ref)
       id = ref; sub(/^.*\//, "", id)
       ns = ""; if (substr(ref, 1, 1) != "#") { ns = ref; sub(/:[^:]*$/, "", ns) }
@@ -234,41 +240,67 @@ job_refs() {
     }'
 }
 has_job() { find_job && [ -n "$JOB" ]; }
-wait_job() { wait_for "WorkManager job of $PKG in dumpsys jobscheduler (does the app schedule its work at start?)" has_job; }
+wait_job() { wait_for "the job of $PKG in dumpsys jobscheduler (does the app schedule it at start?)" has_job; }
 
 # WorkManager logs one INFO line per finished run: "Worker result SUCCESS for Work [ id=... ]"
-# (androidx work-runtime WorkerWrapper, tag WM-WorkerWrapper).
-results() { $ADB logcat -d -s WM-WorkerWrapper:I 2>/dev/null | tr -d '\r' | grep 'Worker result' || true; }
+# (androidx work-runtime WorkerWrapper, tag WM-WorkerWrapper). An app's own JobService has no
+# such line: its run has ended when JobScheduler has the job neither pending nor active
+# (cmd jobscheduler get-job-state, JobSchedulerService.getJobState).
+results() { [ "$SCHEDULER" = workmanager ] || return 0; $ADB logcat -d -s WM-WorkerWrapper:I 2>/dev/null | tr -d '\r' | grep 'Worker result' || true; }
 result_count() { results | grep -c . || true; }
 # notification_enqueue (event log tag 2750; status 0 = post, 1 = update) of the app, as in
 # logcat -b events (frameworks/base services/core/java/com/android/server/EventLogTags.logtags).
 posts() { $ADB logcat -b events -d 2>/dev/null | tr -d '\r' | grep 'notification_enqueue' | grep -F ",$PKG," || true; }
 post_count() { posts | grep -c . || true; }
+job_state() {
+  if [ -n "$JOB_NS" ]; then $ADB shell cmd jobscheduler get-job-state -n "$(dev_quote "$JOB_NS")" "$PKG" "$JOB" 2>/dev/null | tr -d '\r' || true
+  else $ADB shell cmd jobscheduler get-job-state "$PKG" "$JOB" 2>/dev/null | tr -d '\r' || true; fi
+}
+job_idle() { local s; s=$(job_state); ! [[ $s =~ (^|[[:space:]])(pending|active)([[:space:]]|$) ]]; }
 
+# The run command's exit status (a probe's "run -s" exits non-zero when the job is not due).
+# begin_run [-f|-s]: -f (default) runs the job whatever its constraints; -s only when every
+# constraint is met (JobSchedulerShellCommand).
+RUN_EXIT=0
 begin_run() {
+  local flag=${1:--f}
   RESULTS_BEFORE=$(result_count)
   POSTS_BEFORE=$(post_count)
   LOG_LINES_BEFORE=$(wc -l <"$WORK/serve-feed.log")
   find_job || { wait_job; find_job; }
   echo "job $JOB${JOB_NS:+ in namespace $JOB_NS} of $PKG"
+  RUN_EXIT=0
   # The namespace came from the device: quoted for the device's shell as well as for this one.
-  if [ -n "$JOB_NS" ]; then $ADB shell cmd jobscheduler run -f -n "$(dev_quote "$JOB_NS")" "$PKG" "$JOB"
-  else $ADB shell cmd jobscheduler run -f "$PKG" "$JOB"; fi
+  if [ -n "$JOB_NS" ]; then $ADB shell cmd jobscheduler run "$flag" -n "$(dev_quote "$JOB_NS")" "$PKG" "$JOB" || RUN_EXIT=$?
+  else $ADB shell cmd jobscheduler run "$flag" "$PKG" "$JOB" || RUN_EXIT=$?; fi
+  return "$RUN_EXIT"
 }
 # logcat (without -d) prints the whole buffer, then each line as it is logged: the result lines
 # it streams are the ones result_count counted, then the new ones.
-await_results() { await_lines "$RESULTS_BEFORE" 'Worker result' "$1" $ADB logcat -s WM-WorkerWrapper:I; }
+await_results() {
+  if [ "$SCHEDULER" = jobscheduler ]; then wait_for "the end of job $JOB of $PKG (neither pending nor active)" job_idle; return; fi
+  await_lines "$RESULTS_BEFORE" 'Worker result' "$1" $ADB logcat -s WM-WorkerWrapper:I
+}
 # A step that could not be replayed exactly (a fault serve-feed cannot make, a kill that came
 # after its run) leaves this device in another state than the recorded one: a run recorded as
 # done may then be refused here (not due yet). The script says so and goes on.
 DIVERGED=""
 wait_result() {
+  if [ "$SCHEDULER" = jobscheduler ]; then
+    wait_for "the end of job $JOB of $PKG (neither pending nor active)" job_idle
+    echo "job $JOB of $PKG ended (get-job-state: $(job_state))"; return 0
+  fi
   if await_results "$WAIT_S"; then results | tail -n 1; return 0; fi
   [ -n "$DIVERGED" ] || die "no WM-WorkerWrapper result line within $WAIT_S s (a run the device refused: WorkManager delays a periodic run before last_enqueue_time + interval; see RESET=1 above)"
   echo "   no WM-WorkerWrapper result line within $WAIT_S s: WorkManager did not run it here, because $DIVERGED was not replayed exactly (see its comment); going on"
 }
-# The run must not happen: no result line within 5 s (the harness waits as long).
+# The run must not happen: for WorkManager, no result line within 5 s (the harness waits as
+# long); for an app's own job, "run -s" refused it (its exit status).
 expect_no_run() {
+  if [ "$SCHEDULER" = jobscheduler ]; then
+    if [ "$RUN_EXIT" -ne 0 ]; then echo "refused: cmd jobscheduler run exited $RUN_EXIT (not due), as recorded"; else wait_for "the end of job $JOB of $PKG" job_idle; echo "it ran: the run command exited 0"; fi
+    return 0
+  fi
   if await_results 5; then echo "it ran: $(results | tail -n 1)"; else echo "no run within 5 s (refused, as recorded)"; fi
 }
 show_posts() {

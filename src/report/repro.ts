@@ -35,6 +35,7 @@ import { formatInstant } from '../checker/describe.js';
 import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
 import { DedupVerifyError, ErrorCode } from '../errors.js';
 import type { ActionEvent } from '../history/events.js';
+import type { WorkConfig } from '../config/types.js';
 import type { ReproStep } from '../harness/actions.js';
 import { describeAnomaly } from './merge.js';
 import type { ReportAnomaly } from './types.js';
@@ -54,6 +55,8 @@ export interface ReproInput {
   readonly anomalies: readonly ReportAnomaly[];
   /** File base name instead of the scenario name (several devices or trials of one scenario). */
   readonly name?: string;
+  /** The config's `work`: how the app is scheduled (absent: WorkManager, the default). */
+  readonly work?: WorkConfig;
 }
 
 export interface ReproFile {
@@ -126,6 +129,23 @@ export function reproPrologue(): string {
   }
   prologueText = readFileSync(found, 'utf8').trim();
   return prologueText;
+}
+
+/**
+ * The variables the prologue's job lookup and waits read: WorkManager's SystemJobService job and
+ * its result line, or the app's own JobService job (work.scheduler "jobscheduler"), whose id and
+ * namespace the config may give (JOB_ID and JOB_NAMESPACE in the environment still win).
+ */
+function emitScheduler(out: Emitter, work: WorkConfig | undefined): void {
+  if (work?.scheduler !== 'jobscheduler') {
+    out.line('SCHEDULER=workmanager');
+    out.line("JOB_CLASS='androidx.work.impl.background.systemjob.SystemJobService'");
+    return;
+  }
+  out.line('SCHEDULER=jobscheduler');
+  out.line(`JOB_CLASS=${quoteBash(work.jobService ?? '')}`);
+  if (work.jobId !== undefined) out.line(`JOB_ID=\${JOB_ID:-${Math.trunc(work.jobId)}}`);
+  if (work.jobNamespace !== undefined) out.line(`JOB_NAMESPACE=\${JOB_NAMESPACE:-${quoteBash(work.jobNamespace)}}`);
 }
 
 function isRunCommand(argv: readonly string[] | undefined): boolean {
@@ -310,6 +330,7 @@ export function renderReproScript(input: ReproInput): ReproScript {
   out.line(`SERIAL=\${1:?usage: ${scriptName} SERIAL [HOST_PORT]}`);
   out.line(`PORT=\${2:-${input.feedDevicePort}}`);
   out.line(`PKG=${quoteBash(input.pkg)}`);
+  emitScheduler(out, input.work);
   out.line(`DEVICE_PORT=${input.feedDevicePort}`);
   out.line('HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"');
   out.line('DV=${DEDUP_VERIFY:-dedup-verify}');
@@ -530,14 +551,24 @@ function emitRun(ctx: RenderContext, steps: readonly ReproStep[], i: number): nu
   const kill = following?.kind === 'action' && following.event.action === 'kill' && following.event.run === run && run !== undefined ? following.event : undefined;
   const outcome = run === undefined ? undefined : outcomeOf(steps, i, run);
 
+  const jobs = input.work?.scheduler === 'jobscheduler';
+  // A probe of an app's own job is `run -s` (only when due): its refusal is the command's exit status.
+  const satisfied = event.argv?.includes('-s') === true;
   out.comment(`Step ${n}: ${run !== undefined ? `forced run ${run}` : probe ? 'a forced run that must be refused' : 'a forced run'} (recorded: ${recorded}).`);
-  out.comment('The job id is looked up on this device (ids differ between devices); -f ignores the constraints.');
+  out.comment(
+    satisfied
+      ? 'The job id is looked up on this device unless JOB_ID is set; -s runs the job only when all its constraints (its timing among them) are met.'
+      : 'The job id is looked up on this device unless JOB_ID is set (ids differ between devices); -f ignores the constraints.',
+  );
   out.say(`step ${n}: ${run !== undefined ? `forced run ${run}` : probe ? 'forced run (must be refused)' : 'forced run'}`);
-  if (event.exitCode !== undefined && event.exitCode !== 0) {
-    out.comment(`When recorded the run command exited ${event.exitCode}${event.result !== undefined ? ` ("${event.result}")` : ''}: WorkManager's job did not start.`);
-    out.line(`begin_run || echo ${quoteBash(`   the run command failed here too (it exited ${event.exitCode} when recorded)`)}`);
+  const begin = satisfied ? 'begin_run -s' : 'begin_run';
+  if (satisfied) {
+    out.line(`${begin} || true`);
+  } else if (event.exitCode !== undefined && event.exitCode !== 0) {
+    out.comment(`When recorded the run command exited ${event.exitCode}${event.result !== undefined ? ` ("${event.result}")` : ''}: ${jobs ? "the app's job" : "WorkManager's job"} did not start.`);
+    out.line(`${begin} || echo ${quoteBash(`   the run command failed here too (it exited ${event.exitCode} when recorded)`)}`);
   } else {
-    out.line('begin_run');
+    out.line(begin);
   }
   let used = i;
   if (kill !== undefined) {
@@ -546,10 +577,14 @@ function emitRun(ctx: RenderContext, steps: readonly ReproStep[], i: number): nu
     out.line(`after_kill ${k}`);
     used = next;
   } else if (probe || outcome === 'refused') {
-    if (outcome === 'refused') out.comment('Recorded outcome: refused (WorkManager did not run the worker).');
+    if (outcome === 'refused') out.comment(`Recorded outcome: refused (${jobs ? 'JobScheduler did not run the job' : 'WorkManager did not run the worker'}).`);
     out.line('expect_no_run');
   } else {
-    out.comment(`Wait for WorkManager's result line (WM-WorkerWrapper "Worker result"${outcome !== undefined ? `; recorded: ${outcome}` : ''}).`);
+    out.comment(
+      jobs
+        ? `Wait for the end of the job: JobScheduler has it neither pending nor active (cmd jobscheduler get-job-state)${outcome !== undefined ? `; recorded: ${outcome}` : ''}.`
+        : `Wait for WorkManager's result line (WM-WorkerWrapper "Worker result"${outcome !== undefined ? `; recorded: ${outcome}` : ''}).`,
+    );
     out.line('wait_result');
   }
   out.line('show_posts');

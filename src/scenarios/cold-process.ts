@@ -18,6 +18,12 @@ export const coldProcess: Scenario = {
    * An sql step inserts the subscription with the app stopped and keeps the process cold.
    */
   notApplicable(config) {
+    // The process is started by WorkManager's exported DiagnosticsReceiver (AppControl); an app
+    // without WorkManager has no receiver the shell may start it with, and after the pm clear its
+    // job is gone until the app starts (JobScheduler drops a cleared package's jobs).
+    if (config.work.scheduler === 'jobscheduler') {
+      return 'work.scheduler is "jobscheduler": the process is started without an activity through WorkManager\'s DiagnosticsReceiver, which an app without WorkManager does not have, and after the pm clear the app\'s job exists only once the app has started';
+    }
     const steps = config.feed.attach ?? [];
     const index = steps.findIndex((step) => !('sql' in step));
     if (index < 0) return undefined;

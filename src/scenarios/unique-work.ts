@@ -10,6 +10,15 @@ export const uniqueWork: Scenario = {
   },
   catches: ['duplicate-schedule'],
   needs: {},
+  /**
+   * Unique work is WorkManager's: the property counts the WorkSpecs of the unique name and
+   * compares their last_enqueue_time. A JobService job has no such row, and its `Enqueue time`
+   * is printed relative to the dump (JobStatus.dump), not as a time the two reads can compare.
+   */
+  notApplicable: (config) =>
+    config.work.scheduler === 'jobscheduler'
+      ? 'work.scheduler is "jobscheduler": unique work and KEEP are WorkManager\'s (its WorkSpecs of the unique name); the app\'s own job has no WorkSpec to count'
+      : undefined,
   properties: ['unique-work'],
   async run(h) {
     // A run first, so the work is not overdue: relaunching must then leave its schedule alone

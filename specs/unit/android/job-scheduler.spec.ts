@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { FakeDevice } from './fake-device.js';
 import { findJob, jobsOfPackage, listJobs, runJob, selectJob } from '../../../src/android/job-scheduler.js';
-import { parseDumpsysJobs, parseFormattedUid, parseJobState, parseRunJobOutput } from '../../../src/android/parsers/job-scheduler.js';
+import { jobEnqueueOffset, jobFailures, jobPeriod, parseDumpsysJobs, parseFormattedUid, parseJobState, parseRunJobOutput } from '../../../src/android/parsers/job-scheduler.js';
 import { loadFixture } from './fixtures.js';
 
 const WM_SERVICE = 'androidx.work.impl.background.systemjob.SystemJobService';
@@ -162,6 +162,37 @@ describe('JobScheduler parsers', () => {
   });
 });
 
+describe("an app's own periodic job in JobStatus.dump (../shared/reference: PERIODIC, Enqueue time, [Num failures: N])", () => {
+  const block = (extra: string[]): string =>
+    [
+      '  JOB #u0a190/2: 5e6f7a8 com.example.feednotifier/.FeedSyncJobService',
+      '    u0a190 tag=*job*/com.example.feednotifier/.FeedSyncJobService',
+      '    Source: uid=u0a190 user=0 pkg=com.example.feednotifier',
+      '    JobInfo:',
+      '      Service: com.example.feednotifier/.FeedSyncJobService',
+      '      PERIODIC: interval=+1d0h0m0s0ms flex=+1d0h0m0s0ms',
+      '      Backoff: policy=1 initial=+30s0ms',
+      '    Enqueue time: -5m2s1ms',
+      '    Run time: earliest=-5m2s1ms, latest=+23h54m57s999ms, original latest=+23h54m57s999ms',
+      ...extra,
+    ].join('\n') + '\n';
+
+  it('reads the period, the enqueue time relative to the dump, and no failures when the line is absent', () => {
+    const [job] = parseDumpsysJobs(block([]));
+    expect(job).to.include({ jobId: 2, servicePackage: 'com.example.feednotifier', serviceClass: '.FeedSyncJobService' });
+    expect(jobPeriod(job!)).to.deep.equal({ intervalMs: 86_400_000, flexMs: 86_400_000 });
+    expect(jobEnqueueOffset(job!)).to.equal(-302_001);
+    expect(jobFailures(job!)).to.equal(0);
+  });
+
+  it('reads Num failures, and a one-off job has no period', () => {
+    const [job] = parseDumpsysJobs(block(['    Num failures: 3']));
+    expect(jobFailures(job!)).to.equal(3);
+    const [oneOff] = parseDumpsysJobs(block([]).replace(/^ {6}PERIODIC: .*\n/m, ''));
+    expect(jobPeriod(oneOff!)).to.equal(null);
+  });
+});
+
 describe('JobScheduler wrapper', () => {
   it('runs a job with -f and -n and returns the outcome as data', async () => {
     const noJob = loadFixture('34/cmd-jobscheduler-run-no-job-namespace.txt');
@@ -173,6 +204,8 @@ describe('JobScheduler wrapper', () => {
     const ran = await runJob(device, { pkg: 'com.example.feednotifier', id: 0, namespace: 'androidx.work.systemjobscheduler', force: true });
     expect(ran.result).to.deep.equal({ kind: 'running', forced: true });
     expect(ran.command).to.deep.equal(['cmd', 'jobscheduler', 'run', '-f', '-n', 'androidx.work.systemjobscheduler', 'com.example.feednotifier', '0']);
+    const probe = await runJob(device, { pkg: 'com.example.feednotifier', id: 0, namespace: 'androidx.work.systemjobscheduler', force: false, satisfied: true });
+    expect(probe.command).to.deep.equal(['cmd', 'jobscheduler', 'run', '-s', '-n', 'androidx.work.systemjobscheduler', 'com.example.feednotifier', '0']);
     const missing = await runJob(device, { pkg: 'com.example.feednotifier', id: 7, force: true });
     expect(missing.result.kind).to.equal('no-job');
     expect(missing.command).to.deep.equal(['cmd', 'jobscheduler', 'run', '-f', 'com.example.feednotifier', '7']);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { findOwnPeriodicJob, parseTimeUtilsDuration } from '../../../src/cli/commands/init-shapes.js';
+import { findOwnPeriodicJob } from '../../../src/cli/commands/init-shapes.js';
+import { parseTimeUtilsDuration } from '../../../src/android/parsers/job-scheduler.js';
 import { parseDumpsysJobs } from '../../../src/android/parsers/job-scheduler.js';
 
 describe('init: the shapes it reads from a device', () => {

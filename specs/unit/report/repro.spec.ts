@@ -145,11 +145,13 @@ describe('repro scripts', () => {
 
   it('is strict bash that takes the serial, and starts serve-feed on the served file, reversed to the device port', () => {
     const lines = commands(script);
-    expect(lines.slice(0, 5)).to.deep.equal([
+    expect(lines.slice(0, 7)).to.deep.equal([
       'set -euo pipefail',
       'SERIAL=${1:?usage: repro/kill-mid-run.sh SERIAL [HOST_PORT]}',
       'PORT=${2:-8765}',
       'PKG=com.example.feednotifier',
+      'SCHEDULER=workmanager',
+      "JOB_CLASS='androidx.work.impl.background.systemjob.SystemJobService'",
       'DEVICE_PORT=8765',
     ]);
     // adb is a function, so a serial with spaces stays one argument; the serial is checked first.
@@ -248,7 +250,8 @@ describe('repro scripts', () => {
 
   it('looks the job id up on the device before each forced run, with -n only when the job has a namespace', () => {
     expect(script).to.include(`refs=$($ADB shell dumpsys jobscheduler "$PKG" | tr -d '\\r'`);
-    expect(script).to.include(`if [ -n "$JOB_NS" ]; then $ADB shell cmd jobscheduler run -f -n "$(dev_quote "$JOB_NS")" "$PKG" "$JOB"`);
+    expect(script).to.include(`if [ -n "$JOB_NS" ]; then $ADB shell cmd jobscheduler run "$flag" -n "$(dev_quote "$JOB_NS")" "$PKG" "$JOB"`);
+    expect(script).to.include('  local flag=${1:--f}\n');
     // find_job runs in begin_run, before its run command.
     const beginRun = /^begin_run\(\) \{\n[\s\S]*?^\}$/m.exec(script)?.[0] ?? '';
     expect(beginRun.indexOf('  find_job || { wait_job; find_job; }')).to.be.greaterThan(0);
@@ -283,10 +286,11 @@ describe('repro scripts', () => {
   describe('find_job (the job lookup of the script, run by bash on a recorded dump)', () => {
     const WM = 'androidx.work.impl.background.systemjob.SystemJobService';
     /** Runs find_job with $ADB printing `dump` (CRLF, as adb shell does) for any command. */
-    const findJob = (dump: string) => {
+    const findJob = (dump: string, jobClass = 'androidx.work.impl.background.systemjob.SystemJobService') => {
       const body = [
         'set -euo pipefail',
         `PKG=${PKG}`,
+        `JOB_CLASS=${jobClass}`,
         `fake_adb() { printf '%s' ${quoteBash(dump.replace(/\n/g, '\r\n'))}; }`,
         'ADB=fake_adb',
         fn('die'),
@@ -327,7 +331,17 @@ describe('repro scripts', () => {
       const r = findJob(two);
       expect(r.status).to.equal(1);
       expect(r.stdout).to.equal('');
-      expect(r.stderr).to.equal(`repro: 2 WorkManager jobs of ${PKG} (id namespace):\n0 \n4 \nrepro: set JOB_ID (and JOB_NAMESPACE) to the periodic work's job (WorkManager's SystemIdInfo.system_id)\n`);
+      expect(r.stderr).to.equal(`repro: 2 jobs of ${PKG}/${WM} (id namespace):\n0 \n4 \nrepro: set JOB_ID (and JOB_NAMESPACE) to the periodic job (for WorkManager: its SystemIdInfo.system_id)\n`);
+    });
+
+    it("finds an app's own JobService job printed short (.Class), not WorkManager's nor another package's", () => {
+      const lines = [
+        `  JOB #u0a190/0: 8c4f1d2 ${PKG}/${WM}`,
+        `  JOB #u0a191/2: 8c4f1d3 ${PKG}.beta/.FeedSyncJobService`,
+        `  JOB #u0a190/2: 8c4f1d4 ${PKG}/.FeedSyncJobService`,
+      ];
+      expect(findJob(lines.join('\n') + '\n', `${PKG}.FeedSyncJobService`).stdout).to.equal('job=2 ns=\n');
+      expect(findJob(lines.slice(0, 2).join('\n') + '\n', `${PKG}.FeedSyncJobService`).stdout).to.equal('none rc=1\n');
     });
   });
 
@@ -343,6 +357,7 @@ describe('repro scripts', () => {
       const body = [
         'set -euo pipefail',
         `PKG=${PKG}`,
+        `JOB_CLASS=${WM}`,
         `cd ${quoteBash(dir)}`,
         `adb_dev() { if [ "$1" = shell ] && [ "$2" = dumpsys ]; then printf '%s' ${quoteBash(dump.replace(/\n/g, '\r\n'))}; return; fi; shift; sh -c "printf '<%s>' $*"; }`,
         'ADB=adb_dev',

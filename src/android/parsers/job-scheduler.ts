@@ -183,3 +183,35 @@ export function parseJobState(stdout: string, stderr: string, exitCode: number):
   }
   return { kind: 'known', states };
 }
+
+/**
+ * android.util.TimeUtils.formatDuration as JobStatus.dump prints it (`+1d0h0m0s0ms`, `+15m0s0ms`,
+ * `-30s0ms`): the sum of its fields in ms; null when the text is not one.
+ */
+export function parseTimeUtilsDuration(text: string): number | null {
+  const m = /^([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(text.trim());
+  if (m === null || text.trim() === '' || text.trim() === '+' || text.trim() === '-') return null;
+  const [, sign, d = '0', h = '0', min = '0', s = '0', ms = '0'] = m;
+  const total = ((Number(d) * 24 + Number(h)) * 60 + Number(min)) * 60_000 + Number(s) * 1000 + Number(ms);
+  return sign === '-' ? -total : total;
+}
+
+/** A JOB block's `PERIODIC: interval=… flex=…` (JobStatus.dump, under JobInfo); null for a one-off job. */
+export function jobPeriod(job: JobEntry): { intervalMs: number; flexMs: number } | null {
+  const m = job.details.map((l) => /^PERIODIC: interval=(\S+) flex=(\S+)$/.exec(l)).find((x) => x !== null);
+  const intervalMs = m?.[1] === undefined ? null : parseTimeUtilsDuration(m[1]);
+  const flexMs = m?.[2] === undefined ? null : parseTimeUtilsDuration(m[2]);
+  return intervalMs === null || flexMs === null ? null : { intervalMs, flexMs };
+}
+
+/** A JOB block's `Num failures: N` (JobStatus.dump prints it only when N is not 0). */
+export function jobFailures(job: JobEntry): number {
+  const m = job.details.map((l) => /^Num failures: (\d+)$/.exec(l)).find((x) => x !== null);
+  return m?.[1] === undefined ? 0 : Number(m[1]);
+}
+
+/** A JOB block's `Enqueue time: -5m2s1ms` (JobStatus.dump: relative to the dump), in ms; null when absent. */
+export function jobEnqueueOffset(job: JobEntry): number | null {
+  const m = job.details.map((l) => /^Enqueue time: (\S+)$/.exec(l)).find((x) => x !== null);
+  return m?.[1] === undefined ? null : parseTimeUtilsDuration(m[1]);
+}

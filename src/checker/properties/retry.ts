@@ -8,7 +8,9 @@
  *   periodic work is reset the same way after success and failure, so what the workdb shows is
  *   that the 401 was not retried, which is what this property is about);
  * - no-backoff: after n consecutive `retry` results, the next read of the schedule shows
- *   `run_attempt_count` n on the driven WorkSpec (WorkManager's backoff, not the app's own loop);
+ *   `run_attempt_count` n on the driven WorkSpec (WorkManager's backoff, not the app's own loop),
+ *   or, for an app's own JobService job, `Num failures` n (JobScheduler's backoff after
+ *   jobFinished(params, true));
  * - retry-loop: a probe run forced after a run whose feed answered 401 is refused (no retry).
  */
 import type { ActionEvent, HistoryEvent, RunFinishedEvent, RunOutcome, ScheduleEvent } from '../../history/events.js';
@@ -75,7 +77,10 @@ class RetryChecker implements PropertyChecker {
         kind: 'no-backoff',
         item: '',
         run: pending.run,
-        detail: `after run ${pending.run} ended retry${pending.status !== undefined ? ` on HTTP ${pending.status}` : ''}, run_attempt_count is ${attempts ?? 'missing'}, expected ${this.consecutiveRetries}: the retry is not a WorkManager backoff`,
+        detail:
+          event.scheduler === 'jobscheduler'
+            ? `after run ${pending.run} ended retry${pending.status !== undefined ? ` on HTTP ${pending.status}` : ''}, the job's Num failures is ${attempts ?? 'missing'}, expected ${this.consecutiveRetries}: the retry is not JobScheduler's backoff (jobFinished(params, true))`
+            : `after run ${pending.run} ended retry${pending.status !== undefined ? ` on HTTP ${pending.status}` : ''}, run_attempt_count is ${attempts ?? 'missing'}, expected ${this.consecutiveRetries}: the retry is not a WorkManager backoff`,
       });
     }
   }

@@ -49,7 +49,8 @@ class SchedulePresentChecker implements PropertyChecker {
   finish(): Anomaly[] {
     if (!this.first) return [notObserved('schedule', 'read of the WorkManager database (`schedule` event)')];
     if (this.first.primary !== null) return [];
-    return [{ kind: 'no-schedule', item: '', detail: `no unfinished periodic work named "${this.first.uniqueName}" in the WorkManager database` }];
+    const where = this.first.scheduler === 'jobscheduler' ? `no ${this.first.uniqueName} of the app is a periodic job in dumpsys jobscheduler` : `no unfinished periodic work named "${this.first.uniqueName}" in the WorkManager database`;
+    return [{ kind: 'no-schedule', item: '', detail: where }];
   }
 }
 

@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import type { AndroidDevice } from '../../device/android-device.js';
 import { listJobs, WORKMANAGER_JOB_SERVICE } from '../../android/job-scheduler.js';
-import type { JobEntry } from '../../android/parsers/job-scheduler.js';
+import { jobPeriod, type JobEntry } from '../../android/parsers/job-scheduler.js';
 import { readSharedPrefs } from '../../android/app-data.js';
 
 /** A periodic job of the app's own JobService (not WorkManager's SystemJobService). */
@@ -18,28 +18,14 @@ export interface FoundJob {
   readonly intervalMs: number;
 }
 
-/**
- * android.util.TimeUtils.formatDuration as JobStatus.dump prints it (`+1d0h0m0s0ms`, `+15m0s0ms`,
- * `-30s0ms`): the sum of its fields in ms; null when the text is not one.
- */
-export function parseTimeUtilsDuration(text: string): number | null {
-  const m = /^([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(text.trim());
-  if (m === null || text.trim() === '' || text.trim() === '+' || text.trim() === '-') return null;
-  const [, sign, d = '0', h = '0', min = '0', s = '0', ms = '0'] = m;
-  const total = ((Number(d) * 24 + Number(h)) * 60 + Number(min)) * 60_000 + Number(s) * 1000 + Number(ms);
-  return sign === '-' ? -total : total;
-}
-
 /** The first periodic job among `jobs` whose service is the app's own (`pkg/…`), not WorkManager's. */
 export function findOwnPeriodicJob(jobs: readonly JobEntry[], pkg: string): FoundJob | null {
   for (const job of jobs) {
     if (job.servicePackage !== pkg || job.serviceClass === null) continue;
     const cls = job.serviceClass.startsWith('.') ? `${pkg}${job.serviceClass}` : job.serviceClass;
     if (cls === WORKMANAGER_JOB_SERVICE) continue;
-    // JobStatus.dump: `PERIODIC: interval=<duration> flex=<duration>` under JobInfo.
-    const periodic = job.details.map((l) => /^PERIODIC: interval=(\S+) flex=(\S+)$/.exec(l)).find((m) => m !== null);
-    const intervalMs = periodic?.[1] === undefined ? null : parseTimeUtilsDuration(periodic[1]);
-    if (intervalMs === null || intervalMs <= 0) continue;
+    const intervalMs = jobPeriod(job)?.intervalMs;
+    if (intervalMs === undefined || intervalMs <= 0) continue;
     return { jobId: job.jobId, service: cls, intervalMs };
   }
   return null;

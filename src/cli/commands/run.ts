@@ -188,7 +188,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
         const { writeReproScripts } = await import('../../report/repro.js');
         const scripts = await writeReproScripts(
           out,
-          failing.map((h) => ({ scenario: h.scenario, device: h.device, pkg: config.app.package, feedDevicePort: config.feed.devicePort, steps: h.repro, anomalies: h.anomalies })),
+          failing.map((h) => ({ scenario: h.scenario, device: h.device, pkg: config.app.package, feedDevicePort: config.feed.devicePort, work: config.work, steps: h.repro, anomalies: h.anomalies })),
         );
         progress(`repro scripts: ${scripts.map((p) => relative(out, p)).join(', ')}`);
       }

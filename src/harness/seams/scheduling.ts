@@ -4,7 +4,7 @@
  * starts a forced run, says how a run ended, and waits for the app to schedule its work again
  * after a start.
  */
-import type { OutcomeSource, ScheduleSpec } from '../../history/events.js';
+import type { OutcomeSource } from '../../history/events.js';
 import type { Config, WorkManagerWork } from '../../config/types.js';
 import { describeRowChange, outcomeFromRows, WorkState, type WorkSpecRow } from '../../android/work-spec.js';
 import { DedupVerifyError, ErrorCode, TimeoutError } from '../../errors.js';
@@ -16,6 +16,8 @@ import type { ObservedLine } from '../log-observer.js';
 import type { ActionLabel } from '../command-log.js';
 import { delay, type DeviceSteps } from '../device-steps.js';
 import type { DedupStore } from './dedup-store.js';
+import { JobSchedulerScheduling } from './job-scheduler-scheduling.js';
+import { pollForSchedule, scheduleSpecs } from './schedule-reads.js';
 import type { ShellRead } from '../../android/shell-reads.js';
 
 /** How a run ended and where that was read (the run-finished event's `outcomeFrom`). */
@@ -423,22 +425,16 @@ export class WorkManagerScheduling implements Scheduling {
    * and the job list (one shell invocation each time), backing off.
    */
   async waitForSchedule(): Promise<void> {
-    const { config, ctx } = this.steps;
-    const deadline = ctx.clock.monotonic() + config.timeouts.runMs;
-    let delayMs = 25;
-    for (;;) {
-      const state = await this.readWorkState(this.store.unprimed).catch(() => undefined);
-      const id = state?.work.primary?.systemId;
-      if (id !== undefined && state !== undefined && selectJob(state.jobs, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE })) return;
-      if (ctx.clock.monotonic() > deadline) {
-        throw new TimeoutError(
-          `${this.pkg} did not schedule its periodic work "${this.work.uniqueName}" within ${config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
-          config.timeouts.runMs,
-        );
-      }
-      await delay(delayMs);
-      delayMs = Math.min(delayMs * 2, 500);
-    }
+    const { config } = this.steps;
+    await pollForSchedule(
+      this.steps,
+      async () => {
+        const state = await this.readWorkState(this.store.unprimed).catch(() => undefined);
+        const id = state?.work.primary?.systemId;
+        return id !== undefined && state !== undefined && selectJob(state.jobs, { pkg: this.pkg, jobId: id, serviceClass: WORKMANAGER_JOB_SERVICE }) !== null;
+      },
+      `${this.pkg} did not schedule its periodic work "${this.work.uniqueName}" within ${config.timeouts.runMs} ms of starting (no job in dumpsys jobscheduler). Check work.uniqueName in the config.`,
+    );
   }
 
   /** WorkManager's state and the app's jobs, read together (one shell invocation; not recorded as history events). */
@@ -481,28 +477,13 @@ export class WorkManagerScheduling implements Scheduling {
     const { work } = await this.readWorkState();
     const steps = this.steps;
     const t = steps.deviceTimeEstimate();
-    const byId = new Map<string, ScheduleSpec>();
-    const named = new Set(work.namedSpecs.map((s) => s.id));
-    for (const s of [...work.namedSpecs, ...work.workerSpecs]) {
-      byId.set(s.id, {
-        id: s.id,
-        named: named.has(s.id),
-        workerClass: s.workerClassName,
-        state: s.state,
-        intervalMs: s.intervalDuration,
-        flexMs: s.flexDuration,
-        lastEnqueueTime: s.lastEnqueueTime,
-        runAttemptCount: s.runAttemptCount,
-        systemId: s.systemId ?? null,
-      });
-    }
     steps.record({
       type: 'schedule',
       t,
       ...(label !== undefined ? { label } : {}),
       uniqueName: this.work.uniqueName,
       ...(this.work.workerClass !== undefined ? { workerClass: this.work.workerClass } : {}),
-      specs: [...byId.values()],
+      specs: scheduleSpecs(work),
       primary: work.primary?.id ?? null,
     });
     return work;
@@ -516,7 +497,7 @@ export function schedulingFor(config: Config, steps: DeviceSteps, store: DedupSt
     case 'workmanager':
       return new WorkManagerScheduling(steps, store, work);
     case 'jobscheduler':
-      throw new DedupVerifyError(ErrorCode.Config, 'work.scheduler "jobscheduler" is not supported by this version of dedup-verify');
+      return new JobSchedulerScheduling(steps, store, work);
     default: {
       const unreachable: never = work;
       throw new Error(`unknown work.scheduler ${String(unreachable)}`);
