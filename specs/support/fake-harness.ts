@@ -169,6 +169,11 @@ export class FakeHarness implements Harness {
     this.events.push({ type: 'action', t: this.now, action: 'force-stop' });
     return Promise.resolve();
   }
+  killProcess(): Promise<void> {
+    this.steps.push('killProcess');
+    this.events.push({ type: 'action', t: this.now, action: 'kill' });
+    return Promise.resolve();
+  }
   async restartApp(): Promise<void> {
     await this.forceStop();
     await this.startApp();

@@ -376,6 +376,10 @@ export class DeviceHarness implements Harness {
     return this.app.forceStop();
   }
 
+  async killProcess(): Promise<void> {
+    await this.app.kill('signal', { action: 'kill', detail: 'the app process killed as the low-memory killer would: its jobs and alarms stay' });
+  }
+
   async startProcessWithoutActivity(): Promise<void> {
     const start = (): Promise<void> => this.app.startProcessWithoutActivity();
     await start();

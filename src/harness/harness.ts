@@ -159,6 +159,11 @@ export interface Harness {
   startApp(): Promise<void>;
   forceStop(): Promise<void>;
   /**
+   * Kills the app process as the low-memory killer does (`run-as PKG kill`), not as a force-stop:
+   * its scheduled jobs and alarms stay, and the next start runs Application.onCreate again.
+   */
+  killProcess(): Promise<void>;
+  /**
    * forceStop then startApp as one step: on a device, both commands in one shell invocation
    * (the start only after the stop succeeded), each recorded as its own action.
    */

@@ -174,6 +174,24 @@ describe('property checks', () => {
     });
   });
 
+  describe('unique-work of an app\'s own JobService job (scheduler jobscheduler)', () => {
+    const jobs = (t: number, specs: ReturnType<typeof spec>[], label: string): HistoryEvent => ({ ...schedule(t, specs, label), scheduler: 'jobscheduler', uniqueName: 'job 2', workerClass: 'com.example.SyncJobService' });
+    const job = (id: string, over: Parameters<typeof spec>[1] = {}): ReturnType<typeof spec> => spec(id, { workerClass: 'com.example.SyncJobService', ...over });
+
+    it('passes the same JobStatus, whatever the enqueue time read (printed relative to the dump)', () => {
+      expect(check(['unique-work'], [jobs(T, [job('#u0a190/2 5e6f7a8')], 'before-relaunch'), jobs(T + H, [job('#u0a190/2 5e6f7a8', { lastEnqueueTime: T + 3 })], 'after-relaunch')])).to.deep.equal(PASS);
+    });
+
+    it('fails a job scheduled again (a new JobStatus) and a second job of the service, each said of jobs', () => {
+      const replaced = check(['unique-work'], [jobs(T, [job('#u0a190/2 5e6f7a8')], 'before-relaunch'), jobs(T + H, [job('#u0a190/2 9abcdef')], 'after-relaunch')]);
+      expect(replaced.anomalies.map((a) => [a.kind, a.detail])).to.deep.equal([
+        ['schedule-reset', 'relaunching replaced job #u0a190/2 5e6f7a8 with #u0a190/2 9abcdef (a new JobStatus): the app schedules its job again at every start, which restarts its period; schedule it only when it is not pending (JobScheduler.getPendingJob)'],
+      ]);
+      const second = check(['unique-work'], [jobs(T, [job('#u0a190/2 5e6f7a8')], 'before-relaunch'), jobs(T + H, [job('#u0a190/2 5e6f7a8'), job('#u0a190/3 1234567', { named: false })], 'after-relaunch')]);
+      expect(second.anomalies.map((a) => [a.kind, a.detail])).to.deep.equal([['duplicate-schedule', '2 periodic jobs run com.example.SyncJobService after relaunching: each schedules its own runs']]);
+    });
+  });
+
   describe('retry', () => {
     const failedRun = (n: number, t: number, status: number, outcome: 'retry' | 'failure' | 'success'): HistoryEvent[] =>
       [runStarted(t, n), fetched(t + 1, n, [], status), runFinished(t + 2, n, outcome)];

@@ -27,6 +27,13 @@ export interface JobEntry {
   /** The numeric uid (u0a190 → 10190). */
   readonly uid: number;
   readonly jobId: number;
+  /**
+   * System.identityHashCode of the JobStatus, in hex (toShortStringExceptUniqueId): a new value
+   * means a new JobStatus, as when the app schedules the same id again, which replaces the job
+   * ("Implicitly replaces the existing job record with the new instance",
+   * JobSchedulerService.scheduleAsPackage), or when a run ends and the job is rescheduled.
+   */
+  readonly identityHash: string;
   /** Package of the job's service (from the battery name), when it names a component. */
   readonly servicePackage: string | null;
   /** Service class as printed (short form `.Foo` kept as printed), when known. */
@@ -72,7 +79,7 @@ export function parseDumpsysJobs(text: string): JobEntry[] {
   for (let i = 0; i < lines.length; i++) {
     const match = JOB_HEADER.exec(lines[i] ?? '');
     if (match === null) continue;
-    const [, indent = '', namespace, uidText = '', jobId = '', , batteryName = ''] = match;
+    const [, indent = '', namespace, uidText = '', jobId = '', identityHash = '', batteryName = ''] = match;
     const details: string[] = [];
     for (let j = i + 1; j < lines.length; j++) {
       const next = lines[j] ?? '';
@@ -88,6 +95,7 @@ export function parseDumpsysJobs(text: string): JobEntry[] {
       uidText,
       uid: parseFormattedUid(uidText),
       jobId: Number(jobId),
+      identityHash,
       ...parseBatteryName(batteryName, details),
       batteryName,
       details,

@@ -10,7 +10,9 @@
  *   `finished`, the success-or-failure read from the workdb when no result line came);
  * - `unique-work` (seed 001: "Unique work prevents duplicate local schedules … KEEP"): after
  *   relaunching, exactly one unfinished periodic WorkSpec for the unique name, at most one for
- *   the worker class, the same id and `last_enqueue_time` as before.
+ *   the worker class, the same id and `last_enqueue_time` as before. For an app's own
+ *   JobService (`scheduler: "jobscheduler"`): one periodic job as the config names it, at most
+ *   one of its service, and the same JobStatus (its id carries the identity hash).
  */
 import type { HistoryEvent, ScheduleEvent, ScheduleSpec } from '../../history/events.js';
 import { formatDuration } from '../describe.js';
@@ -130,7 +132,10 @@ class UniqueWorkChecker implements PropertyChecker {
       anomalies.push({
         kind: 'duplicate-schedule',
         item: '',
-        detail: `${named.length} unfinished periodic WorkSpecs are named "${name}" after relaunching: expected exactly 1`,
+        detail:
+          this.after.scheduler === 'jobscheduler'
+            ? `${named.length} periodic jobs are ${name} after relaunching: expected exactly 1`
+            : `${named.length} unfinished periodic WorkSpecs are named "${name}" after relaunching: expected exactly 1`,
         evidence: named.map(describeSpec),
       });
     }
@@ -138,15 +143,24 @@ class UniqueWorkChecker implements PropertyChecker {
       anomalies.push({
         kind: 'duplicate-schedule',
         item: '',
-        detail: `${ofWorker.length} periodic WorkSpecs run ${workerClass ?? 'the worker'} after relaunching: each schedules its own runs`,
+        detail: `${ofWorker.length} periodic ${this.after.scheduler === 'jobscheduler' ? 'jobs' : 'WorkSpecs'} run ${workerClass ?? 'the worker'} after relaunching: each schedules its own runs`,
         evidence: ofWorker.map(describeSpec),
       });
     }
     const first = this.before.specs.find((s) => s.named);
     const kept = first === undefined ? undefined : named.find((s) => s.id === first.id);
     if (first && named.length === 1 && !kept) {
-      anomalies.push({ kind: 'schedule-reset', item: '', detail: `relaunching replaced WorkSpec ${first.id} with ${named[0]?.id ?? '?'}: KEEP must keep the existing work` });
-    } else if (first && kept && kept.lastEnqueueTime !== first.lastEnqueueTime) {
+      anomalies.push({
+        kind: 'schedule-reset',
+        item: '',
+        detail:
+          this.after.scheduler === 'jobscheduler'
+            ? `relaunching replaced job ${first.id} with ${named[0]?.id ?? '?'} (a new JobStatus): the app schedules its job again at every start, which restarts its period; schedule it only when it is not pending (JobScheduler.getPendingJob)`
+            : `relaunching replaced WorkSpec ${first.id} with ${named[0]?.id ?? '?'}: KEEP must keep the existing work`,
+      });
+    } else if (first && kept && this.after.scheduler !== 'jobscheduler' && kept.lastEnqueueTime !== first.lastEnqueueTime) {
+      // A JobScheduler job's Enqueue time is printed relative to the dump, so two reads of the
+      // same job differ by the reads' timing: its replacement shows in its id (identity hash) instead.
       anomalies.push({
         kind: 'schedule-reset',
         item: '',

@@ -253,13 +253,18 @@ export class JobSchedulerScheduling implements Scheduling {
     return value;
   }
 
-  /** A periodic job as the ScheduledSpec the scenarios and checks read (the job's unique id as its id). */
+  /**
+   * A periodic job as the ScheduledSpec the scenarios and checks read. Its id is the job's unique
+   * id and the JobStatus's identity hash (`#u0a190/2 5e6f7a8`): scheduling the same job id again
+   * replaces the JobStatus, so a replaced job reads as another spec, as WorkManager's REPLACE
+   * gives another WorkSpec id (the unique-work property's schedule-reset).
+   */
   private specOf(job: JobEntry, at: number): ScheduledSpec | undefined {
     const period = jobPeriod(job);
     if (period === null) return undefined;
     const enqueued = jobEnqueueOffset(job);
     return {
-      id: `${job.namespace === null ? '#' : `${job.namespace}:`}${job.uidText}/${job.jobId}`,
+      id: `${job.namespace === null ? '#' : `${job.namespace}:`}${job.uidText}/${job.jobId} ${job.identityHash}`,
       state: WorkState.ENQUEUED,
       workerClassName: serviceOf(job, this.pkg) ?? job.batteryName,
       initialDelay: 0,

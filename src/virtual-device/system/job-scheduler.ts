@@ -77,7 +77,12 @@ interface JobExecution {
 }
 
 export class JobStatus {
-  readonly identityHash: number;
+  /**
+   * System.identityHashCode of the JobStatus. AOSP replaces a rescheduled job by a new JobStatus
+   * (getRescheduleJobForFailureLocked and getRescheduleJobForPeriodic return `new JobStatus(…)`);
+   * the model keeps one object and gives it a new identity then, so the dump shows what Android's does.
+   */
+  identityHash: number;
   readonly callingUid: number;
   readonly sourcePackage: string;
   readonly namespace: string | null;
@@ -273,6 +278,7 @@ export class JobSchedulerService {
     const delay = js.job.backoffPolicy === JobBackoffPolicy.LINEAR ? initial * js.numFailures : Math.trunc(initial * Math.pow(2, js.numFailures - 1));
     js.earliestRunElapsed = this.deps.elapsedRealtime() + Math.min(delay, MAX_BACKOFF_DELAY_MS);
     js.overrideState = JobOverride.NONE;
+    js.identityHash = this.deps.nextIdentityHash();
   }
 
   /** getRescheduleJobForPeriodic: the next window of a periodic job that ran to its end. */
@@ -287,6 +293,7 @@ export class JobSchedulerService {
     js.earliestRunElapsed = newLatest - periodic.flexMs;
     js.numFailures = 0;
     js.overrideState = JobOverride.NONE;
+    js.identityHash = this.deps.nextIdentityHash();
   }
 
   /** JobService.jobFinished(params, needsReschedule). */

@@ -208,8 +208,8 @@ class FeedNotifierProcess implements AppInstance, FeedRuntime {
 
   /**
    * Profile `jobscheduler`: schedulePeriodicRssSync. Bug `duplicate-schedule`: every start
-   * schedules one more job under a new id instead of keeping the pending one (the unique-work
-   * scenario reads WorkManager's database, so with JobScheduler it is skipped, not caught).
+   * schedules one more job under a new id instead of keeping the pending one (unique-work counts
+   * the periodic jobs of the app's service).
    */
   private schedulePeriodicSync(): void {
     const js = this.context.jobScheduler;
