@@ -9,7 +9,8 @@ import { checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsK
 import type { KillMethod } from './harness.js';
 import type { ObservedLine } from './log-observer.js';
 import type { ActionLabel } from './command-log.js';
-import type { DeviceSteps } from './device-steps.js';
+import type { DeviceSteps, SequenceStep } from './device-steps.js';
+import type { ShellResult } from '../device/android-device.js';
 
 /** How long a killed process's death line is waited for at least before `pidof` is asked instead. */
 const DEATH_LINE_MIN_WAIT_MS = 1_000;
@@ -49,12 +50,32 @@ export class AppControl {
     steps.record({ type: 'forgotten', t: await steps.deviceNow(), items: 'all' });
   }
 
-  async start(): Promise<void> {
+  /**
+   * `am start` of the launch activity. `after`: read-only commands that go in the same shell
+   * invocation, each after the one before exited 0 (the scheduler's wait and reads,
+   * Scheduling.readsWithStart); their results are returned, as many as ran.
+   */
+  async start(after: readonly SequenceStep[] = []): Promise<ShellResult[]> {
     const component = this.launchComponent;
-    await this.steps.act({ action: 'start-app' }, () => startActivity(this.steps.device, component));
+    if (after.length === 0) {
+      await this.steps.act({ action: 'start-app' }, () => startActivity(this.steps.device, component));
+      return [];
+    }
+    const argv = startActivityCommand(component);
+    const [started, ...rest] = await this.steps.actInSequence([{ label: { action: 'start-app' }, argv }, ...after], { waits: true, timeoutMs: this.waitTimeoutMs });
+    if (started === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+    checkStartActivity(this.steps.device.serial, component, argv, started);
+    return rest;
   }
 
-  async restart(): Promise<void> {
+  /** How long an invocation whose commands wait on the device may take. */
+  private get waitTimeoutMs(): number {
+    const { runMs, commandMs } = this.steps.config.timeouts;
+    return runMs + commandMs;
+  }
+
+  /** `am force-stop` then `am start` in one shell invocation, and `after` as with start(). */
+  async restart(after: readonly SequenceStep[] = []): Promise<ShellResult[]> {
     const component = this.launchComponent;
     const stopArgv = forceStopCommand(this.pkg);
     const startArgv = startActivityCommand(component);
@@ -63,13 +84,14 @@ export class AppControl {
     // (frameworks/base services/core/java/com/android/server/am/ActivityManagerShellCommand.java,
     // ActivityManagerService.java), so `am start` right after it in the same shell starts a new
     // process, as when sent one after the other.
-    const [stopped, started] = await this.steps.actInSequence([
-      { label: { action: 'force-stop' }, argv: stopArgv },
-      { label: { action: 'start-app' }, argv: startArgv },
-    ]);
+    const [stopped, started, ...rest] = await this.steps.actInSequence(
+      [{ label: { action: 'force-stop' }, argv: stopArgv }, { label: { action: 'start-app' }, argv: startArgv }, ...after],
+      after.length > 0 ? { waits: true, timeoutMs: this.waitTimeoutMs } : {},
+    );
     if (stopped !== undefined) checkForceStop(stopArgv, stopped);
     if (started === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${startArgv.join(' ')}\` did not run after \`${stopArgv.join(' ')}\``);
     checkStartActivity(this.steps.device.serial, component, startArgv, started);
+    return rest;
   }
 
   async forceStop(): Promise<void> {

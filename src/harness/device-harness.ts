@@ -23,7 +23,8 @@ import type { DbSnapshot, FaultPlan, ForceRunOptions, Harness, ItemSpec, Journal
 import type { LogObserver, ObservedLine } from './log-observer.js';
 import type { ReproStep } from './actions.js';
 import type { ActionLabel } from './command-log.js';
-import { DeviceSteps } from './device-steps.js';
+import { DeviceSteps, type SequenceStep } from './device-steps.js';
+import type { ShellResult } from '../device/android-device.js';
 import { AppControl } from './app-control.js';
 import { feedSourceFor, type FeedSource } from './seams/feed-source.js';
 import { postMappingFor, type PostMapping } from './seams/post-mapping.js';
@@ -181,6 +182,8 @@ export class DeviceHarness implements Harness {
     const started = await this.scheduling.forceStart({
       probe,
       label: runLabel,
+      // Nothing happens while an unkilled run goes on: its reads go out with its run command.
+      readsAfter: kill === undefined,
       planned: (deviceTime) => {
         if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
         journalFrom = this.ctx.server.journal().length;
@@ -359,17 +362,27 @@ export class DeviceHarness implements Harness {
   }
 
   async startApp(): Promise<void> {
-    const start = (): Promise<void> => this.app.start();
+    const start = (): Promise<void> => this.withStartReads((after) => this.app.start(after));
     await start();
     await this.attachAfterClear(start);
     await this.scheduling.waitForSchedule();
   }
 
   async restartApp(): Promise<void> {
-    const restart = (): Promise<void> => this.app.restart();
+    const restart = (): Promise<void> => this.withStartReads((after) => this.app.restart(after));
     await restart();
     await this.attachAfterClear(restart);
     await this.scheduling.waitForSchedule();
+  }
+
+  /**
+   * A start of the app with the scheduler's wait and reads after it in the same invocation
+   * (Scheduling.readsWithStart): waitForSchedule then needs no round trip while they hold.
+   */
+  private async withStartReads(start: (after: readonly SequenceStep[]) => Promise<ShellResult[]>): Promise<void> {
+    const reads = this.scheduling.readsWithStart?.();
+    const results = await start(reads?.steps ?? []);
+    reads?.keep(results);
   }
 
   forceStop(): Promise<void> {

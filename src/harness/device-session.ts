@@ -165,7 +165,7 @@ export class DeviceSession {
     this.progress(`${this.device.serial}: feed.attach: pointing ${this.config.app.package} at the fixture feed`);
     const steps = new DeviceSteps(this.context('feed.attach', this.clock.monotonic()));
     const app = new AppControl(steps);
-    await attachFeed(steps, attach, 'session', { startFirst: () => app.start() });
+    await attachFeed(steps, attach, 'session', { startFirst: async () => void (await app.start()) });
     steps.flushCommands();
     this.sessionSteps = { events: [...steps.history], repro: [...steps.reproSteps] };
   }
