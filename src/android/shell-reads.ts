@@ -4,7 +4,7 @@
  * shell invocation (src/device/shell-batch.ts: one adb round trip, each command's stdout, stderr
  * and exit status given back apart), then lets each read parse its own results.
  */
-import type { AndroidDevice, ShellResult } from '../device/android-device.js';
+import { commandFailed, type AndroidDevice, type ShellResult } from '../device/android-device.js';
 import { shellBatch, type BatchCommand, type BatchOptions } from '../device/shell-batch.js';
 
 /** A read made of shell commands and what to make of their results. */
@@ -92,4 +92,20 @@ export async function parseKept<const R extends readonly ShellRead<unknown>[]>(r
     if (e instanceof ReadAgain) return undefined;
     throw e;
   }
+}
+
+/**
+ * The text a command prints, as a read that goes out with others; a command that exits with
+ * another status than 0 fails the read as `shellText` fails (commandFailed).
+ */
+export function textRead(argv: readonly string[]): ShellRead<string> {
+  return {
+    commands: [argv],
+    parse: ([result]) => {
+      if (result === undefined || result.exitCode !== 0) {
+        throw commandFailed(argv.join(' '), result ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
+      }
+      return result.stdout.toString('utf8');
+    },
+  };
 }

@@ -3,9 +3,9 @@
  * `pm clear`. Each command is a recorded step (DeviceSteps.act); waiting for the app to schedule
  * its work again is the scheduling seam's.
  */
-import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
-import { DedupVerifyError, ErrorCode } from '../errors.js';
-import { checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
+import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, hasNotificationPermission, packageInfoCommand, packageInfoFrom, setRuntimePermission } from '../android/packages.js';
+import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
+import { broadcastCommand, broadcastResultFrom, checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
 import type { KillMethod } from './harness.js';
 import type { ObservedLine } from './log-observer.js';
 import type { ActionLabel } from './command-log.js';
@@ -35,12 +35,23 @@ export class AppControl {
     // permission/PermissionManagerServiceImpl.java): on API 33+ POST_NOTIFICATIONS goes, and every later notify()
     // would be dropped before notification_enqueue. A fresh install as the user sets it up has it
     // again, so it is granted back when the app had it (the restore puts every grant back).
-    const info = steps.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API ? await getPackageInfo(steps.device, this.pkg) : null;
+    // The grants are read in the same shell invocation as `pm clear`, just before it and after it
+    // exited 0 (reads: they change nothing).
+    const clearArgv = ['pm', 'clear', this.pkg];
+    const infoArgv = packageInfoCommand(this.pkg);
+    const readsGrants = steps.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API;
+    const results = await steps.actInSequence([
+      ...(readsGrants ? [{ label: {}, argv: infoArgv }] : []),
+      { label: { action: 'clear-app-data', detail: (r) => r.output }, argv: clearArgv },
+      ...(readsGrants ? [{ label: {}, argv: infoArgv }] : []),
+    ]);
+    const [before, cleared, dumped] = readsGrants ? results : [undefined, ...results];
+    const info = readsGrants ? packageInfoFrom(succeeded(infoArgv, before), this.pkg) : null;
     const hadNotifications = info !== null && hasNotificationPermission(info, steps.apiLevel);
-    const out = await steps.act({ action: 'clear-app-data', detail: (r) => r.output }, () => steps.device.shellText(['pm', 'clear', this.pkg]));
+    const out = succeeded(clearArgv, cleared);
     steps.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
     if (hadNotifications) {
-      const after = await getPackageInfo(steps.device, this.pkg);
+      const after = packageInfoFrom(succeeded(infoArgv, dumped), this.pkg);
       if (after === null || !hasNotificationPermission(after, steps.apiLevel)) {
         await steps.act({ action: 'grant', detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' }, () =>
           setRuntimePermission(steps.device, this.pkg, POST_NOTIFICATIONS, true),
@@ -98,17 +109,21 @@ export class AppControl {
     await this.steps.act({ action: 'force-stop' }, () => forceStop(this.steps.device, this.pkg));
   }
 
-  async startProcessWithoutActivity(): Promise<void> {
+  /** The app's process started by a broadcast, with no activity; `after` as with start(). */
+  async startProcessWithoutActivity(after: readonly SequenceStep[] = []): Promise<ShellResult[]> {
     // WorkManager's diagnostics receiver is exported (permission DUMP, which the shell holds):
     // the broadcast starts the process without any activity (androidx work/work-runtime/src/main/
     // AndroidManifest.xml: DiagnosticsReceiver, exported, permission android.permission.DUMP).
-    await this.steps.act({ action: 'start-process', detail: 'start the process without an activity' }, () =>
-      sendBroadcast(this.steps.device, {
-        action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
-        pkg: this.pkg,
-        includeStoppedPackages: true,
-      }),
-    );
+    const options = { action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', pkg: this.pkg, includeStoppedPackages: true };
+    const label = { action: 'start-process', detail: 'start the process without an activity' };
+    if (after.length === 0) {
+      await this.steps.act(label, () => sendBroadcast(this.steps.device, options));
+      return [];
+    }
+    const argv = broadcastCommand(options);
+    const [sent, ...rest] = await this.steps.actInSequence([{ label, argv }, ...after], { waits: true, timeoutMs: this.waitTimeoutMs });
+    broadcastResultFrom(this.steps.device.serial, argv, succeeded(argv, sent));
+    return rest;
   }
 
   /**
@@ -161,4 +176,17 @@ export class AppControl {
     }
     return argv;
   }
+}
+
+/** The stdout of a command of a sequence that exited 0; a DeviceCommandError as shellText throws otherwise. */
+function succeeded(argv: readonly string[], result: ShellResult | undefined): string {
+  const command = argv.join(' ');
+  if (result === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${command}\` was not run`);
+  if (result.exitCode === 0) return result.stdout.toString('utf8');
+  const detail = [result.stderr, result.stdout.toString('utf8')].flatMap((t) => t.split('\n')).find((l) => l.trim() !== '');
+  throw new DeviceCommandError(`Device command \`${command}\` exited with ${result.exitCode}${detail !== undefined ? `: ${detail.trim().slice(0, 300)}` : ''}.`, {
+    command,
+    exitCode: result.exitCode,
+    stderr: result.stderr,
+  });
 }

@@ -390,7 +390,7 @@ export class DeviceHarness implements Harness {
   }
 
   async startProcessWithoutActivity(): Promise<void> {
-    const start = (): Promise<void> => this.app.startProcessWithoutActivity();
+    const start = (): Promise<void> => this.withStartReads((after) => this.app.startProcessWithoutActivity(after));
     await start();
     await this.attachAfterClear(start);
     await this.scheduling.waitForSchedule();

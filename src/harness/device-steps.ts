@@ -28,6 +28,9 @@ export interface SequenceStep {
   readonly argv: BatchCommand;
 }
 
+/** How many of the last commands roundTripMs looks at. */
+const RECENT_COMMANDS = 8;
+
 export interface SequenceOptions {
   readonly timeoutMs?: number;
   /** A command of the sequence waits on the device (for a run's end): the invocation lasts that long. */
@@ -191,6 +194,17 @@ export class DeviceSteps {
     const now = await readDeviceTimeMs(this.device);
     this.ctx.deviceClock.measured(now, before, this.ctx.clock.now());
     return now;
+  }
+
+  /**
+   * About one round trip to the device: the shortest of the last shell commands' durations
+   * (undefined before any finished). A wait for the device sized by it fits the link.
+   */
+  roundTripMs(): number | undefined {
+    const durations = this.recorder.records
+      .slice(-RECENT_COMMANDS)
+      .flatMap((r) => (r.via === 'shell' && r.finished && r.durationMs !== undefined && r.error === undefined ? [r.durationMs] : []));
+    return durations.length > 0 ? Math.min(...durations) : undefined;
   }
 
   /** How many commands that change the device (command-log.ts) the harness has sent so far. */

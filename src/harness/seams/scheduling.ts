@@ -158,6 +158,8 @@ export class WorkManagerScheduling implements Scheduling {
   private loggedBelowInfo = false;
   /** The reads that went out with the last run command, until the read after that run takes them. */
   private readsAfterRun: ReadsAfterRun | undefined;
+  /** The read made after the last run (readWithState), the next run planned from it while it holds. */
+  private readAfterRun: WorkRead | undefined;
   /** The reads that went out with the last start of the app, until waitForSchedule takes them. */
   private readsAfterStart: { readonly kept: KeptResults; readonly changes: number; readonly journal: number } | undefined;
 
@@ -396,10 +398,16 @@ export class WorkManagerScheduling implements Scheduling {
     );
     let delayMs = a.firstPollMs;
     let why = 'JobScheduler kept the job active';
+    const { server } = this.steps.ctx;
+    let requests = server.journal().length;
     for (;;) {
       const waited = await Promise.race([line, delay(delayMs).then(() => ({ kind: 'poll' as const }))]);
       if (waited.kind === 'line') return resultEnd(waited.l);
-      if (waited.kind === 'poll' && a.job !== undefined) {
+      // A worker whose requests still come in is still running: JobScheduler is asked only once
+      // they have stopped for a whole pause (a round trip less per run on a slow link).
+      const active = server.journal().length > requests;
+      requests = server.journal().length;
+      if (waited.kind === 'poll' && a.job !== undefined && !active) {
         const poll = this.jobBusy(a.job);
         this.steps.inFlight.push(poll.catch(() => undefined));
         const busy = await Promise.race([poll, line]);
@@ -486,7 +494,8 @@ export class WorkManagerScheduling implements Scheduling {
       job: known?.systemId === undefined ? undefined : { id: known.systemId, namespace: selectJob(last?.jobs ?? [], { pkg: this.pkg, jobId: known.systemId, serviceClass: WORKMANAGER_JOB_SERVICE })?.namespace ?? null },
       before,
       workerRan,
-      firstPollMs: FIRST_JOB_POLL_MS,
+      // The run has been going a while: its end shows within about a round trip (on a slow link more).
+      firstPollMs: Math.min(Math.max(FIRST_JOB_POLL_MS, this.steps.roundTripMs() ?? 0), MAX_JOB_POLL_MS),
     });
   }
 
@@ -609,11 +618,11 @@ export class WorkManagerScheduling implements Scheduling {
     const journal = steps.ctx.server.journal().length;
     const kept = await this.takeReadsAfterRun(read);
     if (kept !== undefined) {
-      this.lastWorkRead = { work: kept.work, jobs: kept.jobs, changes, journal };
+      this.lastWorkRead = this.readAfterRun = { work: kept.work, jobs: kept.jobs, changes, journal };
       return kept.value;
     }
     const [value, work, jobs] = await steps.read([read, workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg)]);
-    this.lastWorkRead = { work, jobs, changes, journal };
+    this.lastWorkRead = this.readAfterRun = { work, jobs, changes, journal };
     return value;
   }
 
@@ -628,7 +637,10 @@ export class WorkManagerScheduling implements Scheduling {
   }
 
   async readWork(label?: string): Promise<WorkSnapshot> {
-    const { work } = await this.readWorkState();
+    // The read after a run, once the run has ended, while nothing can have changed it since
+    // (retry-classification reads the attempts a run left); any other time, a read of its own.
+    const last = this.readAfterRun;
+    const { work } = last !== undefined && last === this.lastWorkRead && this.steps.stillHolds(last) ? last : await this.readWorkState();
     const steps = this.steps;
     const t = steps.deviceTimeEstimate();
     const byId = new Map<string, ScheduleSpec>();
