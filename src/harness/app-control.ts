@@ -130,11 +130,20 @@ export class AppControl {
    * Kills the app process while the worker is held, and checks it is really gone (a kill that
    * did not take would let the worker go on unobserved), with the log stream synced up to then.
    */
-  async kill(method: KillMethod, label: ActionLabel): Promise<string[]> {
+  /** The words of the read of the app's pid (`pidof PKG`), which kill() needs for a `signal` kill. */
+  pidCommand(): string[] {
+    return ['pidof', this.pkg];
+  }
+
+  /**
+   * `pid`: the app's pid as `pidof` printed it once the run started (sent with the run command),
+   * for a `signal` kill; asked here when not given.
+   */
+  async kill(method: KillMethod, label: ActionLabel, pid?: string): Promise<string[]> {
     const steps = this.steps;
     const { observer, clock } = steps.ctx;
     const commandMs = steps.config.timeouts.commandMs;
-    const pids = async (): Promise<string> => (await steps.device.shell(['pidof', this.pkg])).stdout.toString('utf8').trim();
+    const pids = async (): Promise<string> => (await steps.device.shell(this.pidCommand())).stdout.toString('utf8').trim();
     let argv: string[];
     switch (method) {
       case 'force-stop':
@@ -142,7 +151,7 @@ export class AppControl {
         await steps.act(label, () => forceStop(steps.device, this.pkg));
         break;
       case 'signal': {
-        const pid = await pids();
+        pid ??= await pids();
         if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
         argv = ['run-as', this.pkg, 'kill', runAsKillSignal(steps.apiLevel), pid];
         const from = observer.position;

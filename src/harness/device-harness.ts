@@ -182,8 +182,10 @@ export class DeviceHarness implements Harness {
     const started = await this.scheduling.forceStart({
       probe,
       label: runLabel,
-      // Nothing happens while an unkilled run goes on: its reads go out with its run command.
+      // Nothing happens while an unkilled run goes on: its reads go out with its run command. A
+      // run killed with a signal reads the app's pid there instead.
       readsAfter: kill === undefined,
+      ...(kill?.kill === 'signal' ? { sendWith: [this.app.pidCommand()] } : {}),
       planned: (deviceTime) => {
         if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
         journalFrom = this.ctx.server.journal().length;
@@ -217,12 +219,13 @@ export class DeviceHarness implements Harness {
         throw e;
       }
       const path = this.feed.routePath(kill.route);
-      const argv = await this.app.kill(kill.kill, {
-        action: 'kill',
-        run,
-        heldRequest: { path, nth: kill.nth },
-        detail: `run ${run} killed while request ${kill.nth} to ${path} was held`,
-      });
+      const [pidof] = started.afterSend;
+      const pid = pidof?.exitCode === 0 ? pidof.stdout.toString('utf8').trim() : undefined;
+      const argv = await this.app.kill(
+        kill.kill,
+        { action: 'kill', run, heldRequest: { path, nth: kill.nth }, detail: `run ${run} killed while request ${kill.nth} to ${path} was held` },
+        pid !== undefined && /^\d+$/.test(pid) ? pid : undefined,
+      );
       evidence.push(`$ ${argv.join(' ')}`);
       this.ctx.server.release();
       return finish('killed');

@@ -41,6 +41,8 @@ export type ForcedStart =
       readonly kind: 'running';
       readonly deviceTime: number;
       readonly evidence: readonly string[];
+      /** The results of the request's `sendWith` commands, as many as ran. */
+      readonly afterSend: readonly ShellResult[];
       /** Waits for the run's end (logFrom, journalFrom: the stream and journal positions at its start). */
       settle(run: number, logFrom: number, journalFrom: number): Promise<RunEnd>;
     };
@@ -58,6 +60,11 @@ export interface ForceStartRequest {
    * the run command's invocation, held back on the device until the job has let go.
    */
   readonly readsAfter?: boolean;
+  /**
+   * Read-only commands to send right after the run command in its invocation (the app's pid, for
+   * a kill while the run goes on); their results come back as ForcedStart `afterSend`.
+   */
+  readonly sendWith?: readonly (readonly string[])[];
 }
 
 export interface Scheduling {
@@ -206,12 +213,15 @@ export class WorkManagerScheduling implements Scheduling {
     this.clockMovedNote(guard);
   }
 
-  /** `cmd jobscheduler run` for `request`, in one invocation with the set of the clock that waits for it. */
-  private async runInSequence(request: RunJobRequest, label: ActionLabel): Promise<RunJobOutcome> {
+  /**
+   * `cmd jobscheduler run` for `request`, in one invocation with the set of the clock that waits
+   * for it and the read-only commands `after` (results: as many as ran).
+   */
+  private async runInSequence(request: RunJobRequest, label: ActionLabel, after: readonly (readonly string[])[]): Promise<{ run: RunJobOutcome; after: ShellResult[] }> {
     const argv = runJobCommand(request);
-    const [run] = await this.steps.actInSequence([{ label, argv }]);
+    const [run, ...rest] = await this.steps.actInSequence([{ label, argv }, ...after.map((command) => ({ label: { readOnly: true }, argv: command }))]);
     if (run === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
-    return runJobOutcome(argv, run);
+    return { run: runJobOutcome(argv, run), after: rest };
   }
 
   /**
@@ -310,18 +320,19 @@ export class WorkManagerScheduling implements Scheduling {
     const sentAt = steps.ctx.clock.monotonic();
     // The clock goes to the run's time with the run command itself when it can (one invocation).
     if (guard.setTo !== undefined) await steps.moveClock(guard.setTo);
-    const started =
+    const sendWith = request.sendWith ?? [];
+    const { run: started, after: afterSend } =
       request.readsAfter === true && !probe
-        ? await this.runWithReadsAfter(runRequest, request.label, spec)
-        : steps.ctx.deviceClock.hasPendingSet
-          ? await this.runInSequence(runRequest, request.label)
-          : await steps.act(request.label, () => runJob(steps.device, runRequest));
+        ? { run: await this.runWithReadsAfter(runRequest, request.label, spec), after: [] }
+        : steps.ctx.deviceClock.hasPendingSet || sendWith.length > 0
+          ? await this.runInSequence(runRequest, request.label, sendWith)
+          : { run: await steps.act(request.label, () => runJob(steps.device, runRequest)), after: [] };
     this.clockMovedNote(guard);
     const roundTripMs = steps.ctx.clock.monotonic() - sentAt;
     const evidence = [`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`];
     if (started.result.kind !== 'running') return { kind: 'refused', deviceTime, sent: true, evidence };
     const ref: JobRef = { id: jobId, namespace: job.namespace };
-    return { kind: 'running', deviceTime, evidence, settle: (run, logFrom, journalFrom) => this.settle(run, logFrom, journalFrom, spec, ref, roundTripMs) };
+    return { kind: 'running', deviceTime, evidence, afterSend, settle: (run, logFrom, journalFrom) => this.settle(run, logFrom, journalFrom, spec, ref, roundTripMs) };
   }
 
   /**
