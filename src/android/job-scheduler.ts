@@ -167,7 +167,7 @@ export async function getJobState(device: AndroidDevice, request: JobStateReques
  * two asks, in ms: short at first, as what they wait for often comes within milliseconds, then
  * DEVICE_WAIT_POLL_MS.
  */
-const DEVICE_WAIT_FIRST_PAUSES_MS = [1, 1, 1, 2, 2, 2, 3, 3, 5, 5, 5, 10, 10, 10] as const;
+const DEVICE_WAIT_FIRST_PAUSES_MS = [5, 5, 10, 10] as const;
 const DEVICE_WAIT_POLL_MS = 20;
 /** How long awaitJobIdleCommand waits, after the job let go, for its owner to register it again. */
 const REREGISTER_GRACE_MS = 500;
