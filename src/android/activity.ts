@@ -96,14 +96,24 @@ export interface BroadcastOptions {
 }
 
 export async function sendBroadcast(device: AndroidDevice, options: BroadcastOptions): Promise<BroadcastResult> {
+  const argv = broadcastCommand(options);
+  return broadcastResultFrom(device.serial, argv, await device.shellText(argv));
+}
+
+/** The words of `am broadcast` for `options` (sendBroadcast). */
+export function broadcastCommand(options: BroadcastOptions): string[] {
   const argv = ['am', 'broadcast', '-a', options.action];
   if (options.pkg !== undefined) argv.push('-p', assertPackageName(options.pkg));
   if (options.includeStoppedPackages === true) argv.push('--include-stopped-packages');
   for (const [key, value] of Object.entries(options.stringExtras ?? {})) argv.push('--es', key, value);
-  const stdout = await device.shellText(argv);
+  return argv;
+}
+
+/** The result line of `am broadcast` (sent as `argv`, exit 0, `stdout` its output); throws when there is none. */
+export function broadcastResultFrom(serial: string, argv: readonly string[], stdout: string): BroadcastResult {
   const result = parseBroadcastResult(stdout);
   if (result === null) {
-    throw new DeviceCommandError(`\`am broadcast -a ${options.action}\` on ${device.serial} printed no result line.`, {
+    throw new DeviceCommandError(`\`am broadcast -a ${argv[3] ?? ''}\` on ${serial} printed no result line.`, {
       command: buildShellCommand(argv),
       stderr: stdout.slice(0, 500),
     });

@@ -23,7 +23,7 @@ import type { AndroidDevice, ShellResult } from '../device/android-device.js';
 import { assertPackageName } from './names.js';
 import { commandFailed } from '../device/android-device.js';
 import { runReads, type ShellRead } from './shell-reads.js';
-import { buildShellCommand } from '../device/shell-quote.js';
+import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
 import { parseDumpsysJobs, parseJobState, parseRunJobOutput, type JobEntry, type JobState, type RunJobResult } from './parsers/job-scheduler.js';
 
 export const WORKMANAGER_JOB_NAMESPACE = 'androidx.work.systemjobscheduler';
@@ -142,15 +142,83 @@ export function runJobOutcome(argv: readonly string[], result: ShellResult): Run
   };
 }
 
-/** `cmd jobscheduler get-job-state [-n NS] PKG ID`. */
-export async function getJobState(
-  device: AndroidDevice,
-  request: { readonly pkg: string; readonly id: number; readonly namespace?: string | null; readonly userId?: number },
-): Promise<JobState> {
+/** A job `cmd jobscheduler get-job-state` is asked about. */
+export interface JobStateRequest {
+  readonly pkg: string;
+  readonly id: number;
+  readonly namespace?: string | null;
+  readonly userId?: number;
+}
+
+/** The words of `cmd jobscheduler get-job-state [-u U] [-n NS] PKG ID`. */
+export function jobStateCommand(request: JobStateRequest): string[] {
   const argv = ['cmd', 'jobscheduler', 'get-job-state'];
   if (request.userId !== undefined) argv.push('-u', String(request.userId));
   if (request.namespace != null) argv.push('-n', request.namespace);
   argv.push(assertPackageName(request.pkg), String(Math.trunc(request.id)));
-  const result = await device.shell(argv);
+  return argv;
+}
+
+/** `cmd jobscheduler get-job-state [-n NS] PKG ID`. */
+export async function getJobState(device: AndroidDevice, request: JobStateRequest): Promise<JobState> {
+  const result = await device.shell(jobStateCommand(request));
   return parseJobState(result.stdout.toString('utf8'), result.stderr, result.exitCode);
+}
+
+/**
+ * The pauses of the device-side waits (awaitJobIdleCommand, awaitJobRegisteredCommand) between
+ * two asks, in ms: short at first, as what they wait for often comes within milliseconds, then
+ * DEVICE_WAIT_POLL_MS.
+ */
+const DEVICE_WAIT_FIRST_PAUSES_MS = [5, 5, 10, 10] as const;
+const DEVICE_WAIT_POLL_MS = 20;
+/** How long awaitJobIdleCommand waits, after the job let go, for its owner to register it again. */
+const REREGISTER_GRACE_MS = 500;
+
+/**
+ * A device shell loop: while `condition` holds, pause (DEVICE_WAIT_FIRST_PAUSES_MS, then
+ * DEVICE_WAIT_POLL_MS) and ask again; once at least `deadlineMs` of pauses went by, `onDeadline`
+ * (an `exit N` of the subshell the command runs in).
+ */
+function waitLoop(keyword: 'while' | 'until', condition: string, deadlineMs: number, onDeadline: string): string {
+  const first = DEVICE_WAIT_FIRST_PAUSES_MS.reduce((a, b) => a + b, 0);
+  const polls = DEVICE_WAIT_FIRST_PAUSES_MS.length + Math.max(0, Math.ceil((deadlineMs - first) / DEVICE_WAIT_POLL_MS));
+  const cases = DEVICE_WAIT_FIRST_PAUSES_MS.map((ms, i) => `${i}) __dv_s=${ms / 1000};;`).join(' ');
+  return (
+    `__dv_n=0; ${keyword} ${condition}; do [ "$__dv_n" -lt ${polls} ] || ${onDeadline}; ` +
+    `case $__dv_n in ${cases} *) __dv_s=${DEVICE_WAIT_POLL_MS / 1000};; esac; __dv_n=$((__dv_n+1)); sleep $__dv_s; done`
+  );
+}
+
+/** A shell condition: `dumpsys jobscheduler PKG` lists a job of `service` (a `PKG/SERVICE` component). */
+function jobListedCondition(pkg: string, service: string): string {
+  return `dumpsys jobscheduler ${assertPackageName(pkg)} 2>/dev/null | grep -qF ${quoteShellArg(`${pkg}/${service}`)}`;
+}
+
+/**
+ * A device shell line that waits, on the device, until JobScheduler has the job neither pending
+ * nor active: `get-job-state` prints `pending` and `active` among its state words while the job
+ * waits to run or runs (JobSchedulerService.getJobState @f4cdb430, see parseJobState), and
+ * `unknown(...)` with exit 23 once the job is gone. Then, for at most REREGISTER_GRACE_MS, while
+ * no job of `service` is listed for the package: WorkManager may re-register its work after a
+ * run, cancelling the job and scheduling it again (androidx Schedulers.java
+ * registerRescheduling, see WorkManagerScheduling.awaitsRescheduling). It asks again after short
+ * pauses (waitLoop); exit 1 when the job is still busy after `deadlineMs`, else 0. What it
+ * runs only reads. Sent after `cmd jobscheduler run` in the same invocation, it holds the reads
+ * that follow until the run is over, so they need no round trip of their own.
+ */
+export function awaitJobIdleCommand(request: JobStateRequest, service: string, deadlineMs: number): string {
+  const state = buildShellCommand(jobStateCommand(request));
+  return `${waitLoop('while', `${state} 2>/dev/null | grep -qwE 'pending|active'`, deadlineMs, 'exit 1')}; ${waitLoop('until', jobListedCondition(request.pkg, service), REREGISTER_GRACE_MS, 'exit 0')}`;
+}
+
+/**
+ * A device shell line that waits, on the device, until `dumpsys jobscheduler PKG` lists a job of
+ * `service` for the package (an app that schedules its work as it starts), asking again after
+ * short pauses (waitLoop); exit 1 when none is listed after `deadlineMs`. Read-only. Sent after the
+ * `am start` of the app in the same invocation, it holds back the reads that follow until the
+ * app has scheduled its work.
+ */
+export function awaitJobRegisteredCommand(pkg: string, service: string, deadlineMs: number): string {
+  return waitLoop('until', jobListedCondition(pkg, service), deadlineMs, 'exit 1');
 }

@@ -25,7 +25,17 @@ export async function isPackageInstalled(device: AndroidDevice, pkg: string): Pr
 
 /** The package's `dumpsys package` block; null when it is not installed. */
 export async function getPackageInfo(device: AndroidDevice, pkg: string): Promise<PackageDump | null> {
-  const text = await device.shellText(['dumpsys', 'package', assertPackageName(pkg)]);
+  const text = await device.shellText(packageInfoCommand(pkg));
+  return parseDumpsysPackage(text, pkg);
+}
+
+/** The words of `dumpsys package PKG` (getPackageInfo). */
+export function packageInfoCommand(pkg: string): string[] {
+  return ['dumpsys', 'package', assertPackageName(pkg)];
+}
+
+/** What getPackageInfo makes of `dumpsys package PKG`'s output (sent as `packageInfoCommand`). */
+export function packageInfoFrom(text: string, pkg: string): PackageDump | null {
   return parseDumpsysPackage(text, pkg);
 }
 

@@ -4,7 +4,7 @@
  * shell invocation (src/device/shell-batch.ts: one adb round trip, each command's stdout, stderr
  * and exit status given back apart), then lets each read parse its own results.
  */
-import type { AndroidDevice, ShellResult } from '../device/android-device.js';
+import { commandFailed, type AndroidDevice, type ShellResult } from '../device/android-device.js';
 import { shellBatch, type BatchCommand, type BatchOptions } from '../device/shell-batch.js';
 
 /** A read made of shell commands and what to make of their results. */
@@ -34,17 +34,78 @@ export async function runReads<const R extends readonly ShellRead<unknown>[]>(de
   const commands = reads.flatMap((r) => r.commands);
   for (let attempt = 1; ; attempt++) {
     const results = commands.length === 0 ? [] : await shellBatch(device, commands, options);
-    const values: unknown[] = [];
-    let at = 0;
     try {
-      for (const read of reads) {
-        values.push(await read.parse(results.slice(at, at + read.commands.length)));
-        at += read.commands.length;
-      }
+      return await parseReads(reads, results);
     } catch (e) {
       if (e instanceof ReadAgain && attempt < MAX_READ_ATTEMPTS) continue;
       throw e;
     }
-    return values as ReadValues<R>;
   }
+}
+
+/**
+ * Lets each read parse its own share of `results`, the results of every read's commands in
+ * order (sent by runReads, or with other commands in one invocation). Throws ReadAgain as the
+ * reads do.
+ */
+export async function parseReads<const R extends readonly ShellRead<unknown>[]>(reads: R, results: readonly ShellResult[]): Promise<ReadValues<R>> {
+  const values: unknown[] = [];
+  let at = 0;
+  for (const read of reads) {
+    values.push(await read.parse(results.slice(at, at + read.commands.length)));
+    at += read.commands.length;
+  }
+  return values as ReadValues<R>;
+}
+
+/**
+ * The results of reads' commands sent in an invocation with other commands (a wait, a change),
+ * kept for a later read of the same commands (parseKept).
+ */
+export interface KeptResults {
+  /** Each command as one string (its words or its line), to tell whether a later read is the same. */
+  readonly commands: readonly string[];
+  readonly results: readonly ShellResult[];
+}
+
+/** A command as one string: its words, or its line. */
+function commandKey(command: BatchCommand): string {
+  return JSON.stringify(command);
+}
+
+/** Keeps `results`, those of the commands of `reads` in order; undefined when not all of them ran. */
+export function keepResults(reads: readonly ShellRead<unknown>[], results: readonly ShellResult[]): KeptResults | undefined {
+  const commands = reads.flatMap((r) => r.commands).map(commandKey);
+  return results.length === commands.length ? { commands, results } : undefined;
+}
+
+/**
+ * The values of `reads` from `kept`, when their commands are the ones kept; undefined when they
+ * are not, or when a read asks to be read again (ReadAgain: a -wal changed while it was read).
+ */
+export async function parseKept<const R extends readonly ShellRead<unknown>[]>(reads: R, kept: KeptResults): Promise<ReadValues<R> | undefined> {
+  const commands = reads.flatMap((r) => r.commands).map(commandKey);
+  if (commands.length !== kept.commands.length || commands.some((c, i) => c !== kept.commands[i])) return undefined;
+  try {
+    return await parseReads(reads, kept.results);
+  } catch (e) {
+    if (e instanceof ReadAgain) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The text a command prints, as a read that goes out with others; a command that exits with
+ * another status than 0 fails the read as `shellText` fails (commandFailed).
+ */
+export function textRead(argv: readonly string[]): ShellRead<string> {
+  return {
+    commands: [argv],
+    parse: ([result]) => {
+      if (result === undefined || result.exitCode !== 0) {
+        throw commandFailed(argv.join(' '), result ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
+      }
+      return result.stdout.toString('utf8');
+    },
+  };
 }

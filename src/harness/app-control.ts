@@ -3,13 +3,14 @@
  * `pm clear`. Each command is a recorded step (DeviceSteps.act); waiting for the app to schedule
  * its work again is the scheduling seam's.
  */
-import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, getPackageInfo, hasNotificationPermission, setRuntimePermission } from '../android/packages.js';
-import { DedupVerifyError, ErrorCode } from '../errors.js';
-import { checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
+import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, hasNotificationPermission, packageInfoCommand, packageInfoFrom, setRuntimePermission } from '../android/packages.js';
+import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
+import { broadcastCommand, broadcastResultFrom, checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
 import type { KillMethod } from './harness.js';
 import type { ObservedLine } from './log-observer.js';
 import type { ActionLabel } from './command-log.js';
-import type { DeviceSteps } from './device-steps.js';
+import type { DeviceSteps, SequenceStep } from './device-steps.js';
+import type { ShellResult } from '../device/android-device.js';
 
 /** How long a killed process's death line is waited for at least before `pidof` is asked instead. */
 const DEATH_LINE_MIN_WAIT_MS = 1_000;
@@ -34,12 +35,23 @@ export class AppControl {
     // permission/PermissionManagerServiceImpl.java): on API 33+ POST_NOTIFICATIONS goes, and every later notify()
     // would be dropped before notification_enqueue. A fresh install as the user sets it up has it
     // again, so it is granted back when the app had it (the restore puts every grant back).
-    const info = steps.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API ? await getPackageInfo(steps.device, this.pkg) : null;
+    // The grants are read in the same shell invocation as `pm clear`, just before it and after it
+    // exited 0 (reads: they change nothing).
+    const clearArgv = ['pm', 'clear', this.pkg];
+    const infoArgv = packageInfoCommand(this.pkg);
+    const readsGrants = steps.apiLevel >= POST_NOTIFICATIONS_RUNTIME_SINCE_API;
+    const results = await steps.actInSequence([
+      ...(readsGrants ? [{ label: {}, argv: infoArgv }] : []),
+      { label: { action: 'clear-app-data', detail: (r) => r.output }, argv: clearArgv },
+      ...(readsGrants ? [{ label: {}, argv: infoArgv }] : []),
+    ]);
+    const [before, cleared, dumped] = readsGrants ? results : [undefined, ...results];
+    const info = readsGrants ? packageInfoFrom(succeeded(infoArgv, before), this.pkg) : null;
     const hadNotifications = info !== null && hasNotificationPermission(info, steps.apiLevel);
-    const out = await steps.act({ action: 'clear-app-data', detail: (r) => r.output }, () => steps.device.shellText(['pm', 'clear', this.pkg]));
+    const out = succeeded(clearArgv, cleared);
     steps.note(`$ pm clear ${this.pkg} → ${out.trim()}`);
     if (hadNotifications) {
-      const after = await getPackageInfo(steps.device, this.pkg);
+      const after = packageInfoFrom(succeeded(infoArgv, dumped), this.pkg);
       if (after === null || !hasNotificationPermission(after, steps.apiLevel)) {
         await steps.act({ action: 'grant', detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' }, () =>
           setRuntimePermission(steps.device, this.pkg, POST_NOTIFICATIONS, true),
@@ -49,12 +61,32 @@ export class AppControl {
     steps.record({ type: 'forgotten', t: await steps.deviceNow(), items: 'all' });
   }
 
-  async start(): Promise<void> {
+  /**
+   * `am start` of the launch activity. `after`: read-only commands that go in the same shell
+   * invocation, each after the one before exited 0 (the scheduler's wait and reads,
+   * Scheduling.readsWithStart); their results are returned, as many as ran.
+   */
+  async start(after: readonly SequenceStep[] = []): Promise<ShellResult[]> {
     const component = this.launchComponent;
-    await this.steps.act({ action: 'start-app' }, () => startActivity(this.steps.device, component));
+    if (after.length === 0) {
+      await this.steps.act({ action: 'start-app' }, () => startActivity(this.steps.device, component));
+      return [];
+    }
+    const argv = startActivityCommand(component);
+    const [started, ...rest] = await this.steps.actInSequence([{ label: { action: 'start-app' }, argv }, ...after], { waits: true, timeoutMs: this.waitTimeoutMs });
+    if (started === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+    checkStartActivity(this.steps.device.serial, component, argv, started);
+    return rest;
   }
 
-  async restart(): Promise<void> {
+  /** How long an invocation whose commands wait on the device may take. */
+  private get waitTimeoutMs(): number {
+    const { runMs, commandMs } = this.steps.config.timeouts;
+    return runMs + commandMs;
+  }
+
+  /** `am force-stop` then `am start` in one shell invocation, and `after` as with start(). */
+  async restart(after: readonly SequenceStep[] = []): Promise<ShellResult[]> {
     const component = this.launchComponent;
     const stopArgv = forceStopCommand(this.pkg);
     const startArgv = startActivityCommand(component);
@@ -63,41 +95,55 @@ export class AppControl {
     // (frameworks/base services/core/java/com/android/server/am/ActivityManagerShellCommand.java,
     // ActivityManagerService.java), so `am start` right after it in the same shell starts a new
     // process, as when sent one after the other.
-    const [stopped, started] = await this.steps.actInSequence([
-      { label: { action: 'force-stop' }, argv: stopArgv },
-      { label: { action: 'start-app' }, argv: startArgv },
-    ]);
+    const [stopped, started, ...rest] = await this.steps.actInSequence(
+      [{ label: { action: 'force-stop' }, argv: stopArgv }, { label: { action: 'start-app' }, argv: startArgv }, ...after],
+      after.length > 0 ? { waits: true, timeoutMs: this.waitTimeoutMs } : {},
+    );
     if (stopped !== undefined) checkForceStop(stopArgv, stopped);
     if (started === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${startArgv.join(' ')}\` did not run after \`${stopArgv.join(' ')}\``);
     checkStartActivity(this.steps.device.serial, component, startArgv, started);
+    return rest;
   }
 
   async forceStop(): Promise<void> {
     await this.steps.act({ action: 'force-stop' }, () => forceStop(this.steps.device, this.pkg));
   }
 
-  async startProcessWithoutActivity(): Promise<void> {
+  /** The app's process started by a broadcast, with no activity; `after` as with start(). */
+  async startProcessWithoutActivity(after: readonly SequenceStep[] = []): Promise<ShellResult[]> {
     // WorkManager's diagnostics receiver is exported (permission DUMP, which the shell holds):
     // the broadcast starts the process without any activity (androidx work/work-runtime/src/main/
     // AndroidManifest.xml: DiagnosticsReceiver, exported, permission android.permission.DUMP).
-    await this.steps.act({ action: 'start-process', detail: 'start the process without an activity' }, () =>
-      sendBroadcast(this.steps.device, {
-        action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS',
-        pkg: this.pkg,
-        includeStoppedPackages: true,
-      }),
-    );
+    const options = { action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', pkg: this.pkg, includeStoppedPackages: true };
+    const label = { action: 'start-process', detail: 'start the process without an activity' };
+    if (after.length === 0) {
+      await this.steps.act(label, () => sendBroadcast(this.steps.device, options));
+      return [];
+    }
+    const argv = broadcastCommand(options);
+    const [sent, ...rest] = await this.steps.actInSequence([{ label, argv }, ...after], { waits: true, timeoutMs: this.waitTimeoutMs });
+    broadcastResultFrom(this.steps.device.serial, argv, succeeded(argv, sent));
+    return rest;
   }
 
   /**
    * Kills the app process while the worker is held, and checks it is really gone (a kill that
    * did not take would let the worker go on unobserved), with the log stream synced up to then.
    */
-  async kill(method: KillMethod, label: ActionLabel): Promise<string[]> {
+  /** The words of the read of the app's pid (`pidof PKG`), which kill() needs for a `signal` kill. */
+  pidCommand(): string[] {
+    return ['pidof', this.pkg];
+  }
+
+  /**
+   * `pid`: the app's pid as `pidof` printed it once the run started (sent with the run command),
+   * for a `signal` kill; asked here when not given.
+   */
+  async kill(method: KillMethod, label: ActionLabel, pid?: string): Promise<string[]> {
     const steps = this.steps;
     const { observer, clock } = steps.ctx;
     const commandMs = steps.config.timeouts.commandMs;
-    const pids = async (): Promise<string> => (await steps.device.shell(['pidof', this.pkg])).stdout.toString('utf8').trim();
+    const pids = async (): Promise<string> => (await steps.device.shell(this.pidCommand())).stdout.toString('utf8').trim();
     let argv: string[];
     switch (method) {
       case 'force-stop':
@@ -105,7 +151,7 @@ export class AppControl {
         await steps.act(label, () => forceStop(steps.device, this.pkg));
         break;
       case 'signal': {
-        const pid = await pids();
+        pid ??= await pids();
         if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
         argv = ['run-as', this.pkg, 'kill', runAsKillSignal(steps.apiLevel), pid];
         const from = observer.position;
@@ -139,4 +185,17 @@ export class AppControl {
     }
     return argv;
   }
+}
+
+/** The stdout of a command of a sequence that exited 0; a DeviceCommandError as shellText throws otherwise. */
+function succeeded(argv: readonly string[], result: ShellResult | undefined): string {
+  const command = argv.join(' ');
+  if (result === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${command}\` was not run`);
+  if (result.exitCode === 0) return result.stdout.toString('utf8');
+  const detail = [result.stderr, result.stdout.toString('utf8')].flatMap((t) => t.split('\n')).find((l) => l.trim() !== '');
+  throw new DeviceCommandError(`Device command \`${command}\` exited with ${result.exitCode}${detail !== undefined ? `: ${detail.trim().slice(0, 300)}` : ''}.`, {
+    command,
+    exitCode: result.exitCode,
+    stderr: result.stderr,
+  });
 }

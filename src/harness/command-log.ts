@@ -28,6 +28,11 @@ export interface ActionLabel {
   readonly probe?: boolean;
   /** A kill made while the fixture server held the nth request to `path`. */
   readonly heldRequest?: { readonly path: string; readonly nth: number };
+  /**
+   * A command line the harness built that only reads or waits (a shell loop that asks
+   * JobScheduler until a job has let go): a `read`, though its shell syntax hides what it runs.
+   */
+  readonly readOnly?: boolean;
 }
 
 export type LabelledRecord = CommandRecord<ActionLabel>;
@@ -93,6 +98,7 @@ export function isReadOnlyCommand(record: LabelledRecord): boolean {
     case 'shell':
     case 'exec-out': {
       if (record.data !== undefined) return false;
+      if (record.context?.readOnly === true) return true;
       const words = wordsOf(record);
       return words !== undefined && words.length > 0 && isReadWords(unwrapRunAs(words));
     }

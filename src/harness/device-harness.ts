@@ -10,49 +10,27 @@
  * and data are driven by AppControl; every command goes through DeviceSteps, which records it
  * (the history's `action` events and the repro script are what was really sent).
  */
-import type { HostClock } from '../host-clock.js';
-import type { AndroidDevice } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
-import type { FixtureServer, JournalEntry } from '../feed/fixture-server.js';
+import type { JournalEntry } from '../feed/fixture-server.js';
 import type { HistoryEvent, OutcomeSource } from '../history/events.js';
 import { ErrorCode, hasErrorCode } from '../errors.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { isAppPost, observeJournal, observeLogLines, observeRunEnd, stripQuery, type ObservationContext, type RunWindow } from './run-observation.js';
-import type { DeviceClock } from './device-clock.js';
 import type { DbSnapshot, FaultPlan, ForceRunOptions, Harness, ItemSpec, Journal, RunOutcome, RunResult, ServedItem, ServerEffect, WorkSnapshot } from './harness.js';
-import type { LogObserver, ObservedLine } from './log-observer.js';
+import type { ObservedLine } from './log-observer.js';
 import type { ReproStep } from './actions.js';
 import type { ActionLabel } from './command-log.js';
-import { DeviceSteps } from './device-steps.js';
+import { DeviceSteps, type SequenceStep } from './device-steps.js';
+import type { ShellResult } from '../device/android-device.js';
 import { AppControl } from './app-control.js';
 import { feedSourceFor, type FeedSource } from './seams/feed-source.js';
 import { postMappingFor, type PostMapping } from './seams/post-mapping.js';
 import { dedupStoreFor, type DedupStore } from './seams/dedup-store.js';
 import { schedulingFor, type RunEnd, type Scheduling } from './seams/scheduling.js';
 
-/** What the session lends each harness. */
-export interface SessionContext {
-  readonly device: AndroidDevice;
-  readonly config: Config;
-  readonly apiLevel: number;
-  readonly server: FixtureServer;
-  readonly observer: LogObserver;
-  /** Base of every link served in this session: unique, so earlier rows never interfere. */
-  readonly linkBase: string;
-  /** Directory for backups made during the session (kept until the session restores them). */
-  readonly backupDir: string;
-  /** Next run number (runs are numbered across the session, so histories concatenate). */
-  nextRun(): number;
-  progress(text: string): void;
-  /** Aborted on SIGINT/SIGTERM: the scenario stops at its next step. */
-  readonly signal: AbortSignal;
-  /** The host's clocks: the harness reads no other. */
-  readonly clock: HostClock;
-  /** The device's wall clock as host clock + offset, shared by the session's harnesses (device-clock.ts). */
-  readonly deviceClock: DeviceClock;
-  /** What the session did before the scenarios (feed.attach): the first events of each history and repro. */
-  readonly sessionSteps?: { readonly events: readonly HistoryEvent[]; readonly repro: readonly ReproStep[] };
-}
+import type { SessionContext } from './session-context.js';
+
+export type { SessionContext };
 
 export class DeviceHarness implements Harness {
   readonly config: Config;
@@ -181,6 +159,10 @@ export class DeviceHarness implements Harness {
     const started = await this.scheduling.forceStart({
       probe,
       label: runLabel,
+      // Nothing happens while an unkilled run goes on: its reads go out with its run command. A
+      // run killed with a signal reads the app's pid there instead.
+      readsAfter: kill === undefined,
+      ...(kill?.kill === 'signal' ? { sendWith: [this.app.pidCommand()] } : {}),
       planned: (deviceTime) => {
         if (!probe) this.record({ type: 'run-started', t: deviceTime, run, deviceTime });
         journalFrom = this.ctx.server.journal().length;
@@ -214,12 +196,13 @@ export class DeviceHarness implements Harness {
         throw e;
       }
       const path = this.feed.routePath(kill.route);
-      const argv = await this.app.kill(kill.kill, {
-        action: 'kill',
-        run,
-        heldRequest: { path, nth: kill.nth },
-        detail: `run ${run} killed while request ${kill.nth} to ${path} was held`,
-      });
+      const [pidof] = started.afterSend;
+      const pid = pidof?.exitCode === 0 ? pidof.stdout.toString('utf8').trim() : undefined;
+      const argv = await this.app.kill(
+        kill.kill,
+        { action: 'kill', run, heldRequest: { path, nth: kill.nth }, detail: `run ${run} killed while request ${kill.nth} to ${path} was held` },
+        pid !== undefined && /^\d+$/.test(pid) ? pid : undefined,
+      );
       evidence.push(`$ ${argv.join(' ')}`);
       this.ctx.server.release();
       return finish('killed');
@@ -358,17 +341,31 @@ export class DeviceHarness implements Harness {
     });
   }
 
-  async startApp(): Promise<void> {
-    const start = (): Promise<void> => this.app.start();
-    await start();
-    await this.attachAfterClear(start);
-    await this.scheduling.waitForSchedule();
+  startApp(): Promise<void> {
+    return this.startWith((after) => this.app.start(after));
   }
 
-  async restartApp(): Promise<void> {
-    const restart = (): Promise<void> => this.app.restart();
-    await restart();
-    await this.attachAfterClear(restart);
+  restartApp(): Promise<void> {
+    return this.startWith((after) => this.app.restart(after));
+  }
+
+  startProcessWithoutActivity(): Promise<void> {
+    return this.startWith((after) => this.app.startProcessWithoutActivity(after));
+  }
+
+  /**
+   * A start of the app with the scheduler's wait and reads after it in the same invocation
+   * (Scheduling.readsWithStart: waitForSchedule then needs no round trip while they hold), the
+   * feed attached again after a pm clear (attachAfterClear), and the wait for the app's schedule.
+   */
+  private async startWith(start: (after: readonly SequenceStep[]) => Promise<ShellResult[]>): Promise<void> {
+    const once = async (): Promise<void> => {
+      const reads = this.scheduling.readsWithStart?.();
+      const results = await start(reads?.steps ?? []);
+      reads?.keep(results);
+    };
+    await once();
+    await this.attachAfterClear(once);
     await this.scheduling.waitForSchedule();
   }
 
@@ -378,13 +375,6 @@ export class DeviceHarness implements Harness {
 
   async killProcess(): Promise<void> {
     await this.app.kill('signal', { action: 'kill', detail: 'the app process killed as the low-memory killer would: its jobs and alarms stay' });
-  }
-
-  async startProcessWithoutActivity(): Promise<void> {
-    const start = (): Promise<void> => this.app.startProcessWithoutActivity();
-    await start();
-    await this.attachAfterClear(start);
-    await this.scheduling.waitForSchedule();
   }
 
   get elapsedMs(): number {

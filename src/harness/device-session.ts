@@ -19,6 +19,7 @@ import { assertRunAs } from '../android/app-data.js';
 import { isPackageInstalled } from '../android/packages.js';
 import { CLOCK_MOVE_ON_A_PHONE, getSdkLevel, readEmulatorProperties } from '../android/properties.js';
 import { setAutoTime } from '../android/clock.js';
+import { runReads, textRead } from '../android/shell-reads.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
 import { DeviceClock } from './device-clock.js';
@@ -165,7 +166,7 @@ export class DeviceSession {
     this.progress(`${this.device.serial}: feed.attach: pointing ${this.config.app.package} at the fixture feed`);
     const steps = new DeviceSteps(this.context('feed.attach', this.clock.monotonic()));
     const app = new AppControl(steps);
-    await attachFeed(steps, attach, 'session', { startFirst: () => app.start() });
+    await attachFeed(steps, attach, 'session', { startFirst: async () => void (await app.start()) });
     steps.flushCommands();
     this.sessionSteps = { events: [...steps.history], repro: [...steps.reproSteps] };
   }
@@ -286,16 +287,20 @@ export class DeviceSession {
     const dir = this.evidenceDir!;
     const base = label.replace(/[^A-Za-z0-9._-]/g, '-');
     await mkdir(dir, { recursive: true });
-    const files: [name: string, content: () => Promise<string>][] = [
-      [`${base}.logcat.txt`, () => Promise.resolve(this.observer.since(logFrom).map((l) => `${l.raw}\n`).join(''))],
-      [`${base}.dumpsys-jobscheduler.txt`, () => this.device.shellText(['dumpsys', 'jobscheduler', this.config.app.package], { timeoutMs: this.config.timeouts.commandMs })],
-      [`${base}.dumpsys-notification.txt`, () => this.device.shellText(['dumpsys', 'notification', '--noredact'], { timeoutMs: this.config.timeouts.commandMs })],
-    ];
-    if (!withDumpsys) files.length = 1;
     // O_NOFOLLOW: an evidence file is never written through a symbolic link planted at its name.
     const flag = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
-    for (const [name, content] of files) await writeFile(join(dir, name), await content(), { flag });
-    return files.map(([name]) => name);
+    const names = [`${base}.logcat.txt`];
+    await writeFile(join(dir, names[0]!), this.observer.since(logFrom).map((l) => `${l.raw}\n`).join(''), { flag });
+    if (!withDumpsys) return names;
+    // Both dumps in one shell invocation: one round trip.
+    const dumps = await runReads(this.device, [textRead(['dumpsys', 'jobscheduler', this.config.app.package]), textRead(['dumpsys', 'notification', '--noredact'])], {
+      timeoutMs: this.config.timeouts.commandMs,
+    });
+    for (const [name, content] of [[`${base}.dumpsys-jobscheduler.txt`, dumps[0]], [`${base}.dumpsys-notification.txt`, dumps[1]]] as const) {
+      await writeFile(join(dir, name), content, { flag });
+      names.push(name);
+    }
+    return names;
   }
 
   /** True while the device still answers a shell command (after an infrastructure failure). */

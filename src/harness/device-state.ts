@@ -244,28 +244,54 @@ export interface RestoreReport {
 
 /** Puts back everything `saveDeviceState` recorded; each part is tried even if another fails. */
 export async function restoreDevice(device: AndroidDevice, state: SavedDeviceState, env: NodeJS.ProcessEnv = process.env): Promise<RestoreReport> {
-  const problems: string[] = [];
-  const attempt = async (what: string, work: () => Promise<void>): Promise<void> => {
+  // Each part says what it could not put back; the parts after the stop go at once where they do
+  // not depend on each other (the reverse rules and the grants on the app's files and the clock),
+  // and their problems are listed in this order whichever finished first.
+  const attempt = async (problems: string[], what: string, work: () => Promise<void>): Promise<void> => {
     try {
       await work();
     } catch (e) {
       problems.push(`${what}: ${describeError(e)}`);
     }
   };
-  await attempt('stop the app', () => forceStop(device, state.pkg));
+  const stopped: string[] = [];
+  await attempt(stopped, 'stop the app', () => forceStop(device, state.pkg));
+  const [data, granted, reversed] = await Promise.all([restoreClockAndData(device, state, attempt), restoreGrants(device, state, attempt), restoreReverses(device, state, attempt)]);
+  const problems = [...stopped, ...data, ...granted, ...reversed];
+  if (state.appWasStopped === false && problems.length === 0) {
+    // The force-stops cancelled the app's jobs. Starting its process (WorkManager's exported
+    // diagnostics receiver: androidx work-runtime's AndroidManifest.xml, DiagnosticsReceiver) lets WorkManager see the force-stop and
+    // reschedule its work from the restored database, as it was before the session.
+    await attempt(problems, 'start the app process again so WorkManager reschedules its work', async () => {
+      await sendBroadcast(device, { action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', pkg: state.pkg, includeStoppedPackages: true });
+    });
+  }
+  if (problems.length === 0) {
+    await removeSavedState(stateDirFor(state.serial, env));
+    const legacy = await readLegacyState(state.serial, env);
+    if (legacy !== null) await removeSavedState(legacy.dir);
+  }
+  return { problems };
+}
+
+type Attempt = (problems: string[], what: string, work: () => Promise<void>) => Promise<void>;
+
+/** The clock, then the app's data (files written back carry today's times); what failed. */
+async function restoreClockAndData(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<string[]> {
+  const problems: string[] = [];
   // The clock first: files written back then carry today's times, not the run's future ones.
-  await attempt('restore the clock and auto_time', () => restoreClock(device, state.clock));
+  await attempt(problems, 'restore the clock and auto_time', () => restoreClock(device, state.clock));
   if (state.saving === true) {
     // Killed while saving: the app's data was not changed yet.
   } else if (state.appTree !== undefined) {
     const tree = state.appTree;
-    await attempt("restore the app's data directory", () => restoreAppTree(device, tree));
+    await attempt(problems, "restore the app's data directory", () => restoreAppTree(device, tree));
   } else {
-    await attempt('restore the database', async () => {
+    await attempt(problems, 'restore the database', async () => {
       if (state.database) await restoreDatabase(device, state.database);
       else if (state.databaseFile !== undefined) await removeAppFiles(device, state.pkg, ['', '-wal', '-shm', '-journal'].map((s) => `${state.databaseFile ?? ''}${s}`));
     });
-    await attempt('restore shared preferences', async () => {
+    await attempt(problems, 'restore shared preferences', async () => {
       const now = await device.shell(['run-as', state.pkg, 'ls', 'shared_prefs']);
       const present = now.exitCode === 0 ? now.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l.endsWith('.xml')) : [];
       const saved = state.sharedPrefs ?? [];
@@ -277,15 +303,27 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
       }
     });
   }
+  return problems;
+}
+
+/** The runtime permissions granted when the session began and no longer granted; what failed. */
+async function restoreGrants(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<string[]> {
+  const problems: string[] = [];
   const grants = state.runtimeGrants ?? [];
   if (grants.length > 0) {
-    await attempt('grant back the runtime permissions', async () => {
+    await attempt(problems, 'grant back the runtime permissions', async () => {
       const info = await getPackageInfo(device, state.pkg);
       const now = new Set(info ? grantedRuntimePermissions(info) : []);
       for (const permission of grants) if (!now.has(permission)) await setRuntimePermission(device, state.pkg, permission, true);
     });
   }
-  await attempt('restore adb reverse rules', async () => {
+  return problems;
+}
+
+/** The adb reverse rules as they were; what failed. */
+async function restoreReverses(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<string[]> {
+  const problems: string[] = [];
+  await attempt(problems, 'restore adb reverse rules', async () => {
     const current = await device.listReverses();
     const ours = `tcp:${state.devicePort}`;
     const original = state.reverses.find((r) => r.remote === ours);
@@ -302,20 +340,7 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
       }
     }
   });
-  if (state.appWasStopped === false && problems.length === 0) {
-    // The force-stops cancelled the app's jobs. Starting its process (WorkManager's exported
-    // diagnostics receiver: androidx work-runtime's AndroidManifest.xml, DiagnosticsReceiver) lets WorkManager see the force-stop and
-    // reschedule its work from the restored database, as it was before the session.
-    await attempt('start the app process again so WorkManager reschedules its work', async () => {
-      await sendBroadcast(device, { action: 'androidx.work.diagnostics.REQUEST_DIAGNOSTICS', pkg: state.pkg, includeStoppedPackages: true });
-    });
-  }
-  if (problems.length === 0) {
-    await removeSavedState(stateDirFor(state.serial, env));
-    const legacy = await readLegacyState(state.serial, env);
-    if (legacy !== null) await removeSavedState(legacy.dir);
-  }
-  return { problems };
+  return problems;
 }
 
 /**

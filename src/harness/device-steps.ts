@@ -16,6 +16,7 @@ import type { HistoryEvent, RunOutcome as HistoryRunOutcome } from '../history/e
 import { DedupVerifyError, DeviceCommandError, ErrorCode, describeError } from '../errors.js';
 import { deviceTimeRead, readDeviceTimeMs, setDeviceTime, setTimeCommand, setTimeTook, type SetTimeMethod } from '../android/clock.js';
 import { runReads, type ReadValues, type ShellRead } from '../android/shell-reads.js';
+import type { BatchCommand } from '../device/shell-batch.js';
 import type { ReproStep } from './actions.js';
 import { commandEvents, isReadOnlyCommand, type ActionLabel } from './command-log.js';
 import type { SessionContext } from './device-harness.js';
@@ -23,7 +24,17 @@ import type { SessionContext } from './device-harness.js';
 /** A command of a sequence sent in one shell invocation, with the label of its own step. */
 export interface SequenceStep {
   readonly label: ActionLabel;
-  readonly argv: readonly string[];
+  /** The words, or a command line the harness built (a read-only wait, labelled `readOnly`). */
+  readonly argv: BatchCommand;
+}
+
+/** How many of the last commands roundTripMs looks at. */
+const RECENT_COMMANDS = 8;
+
+export interface SequenceOptions {
+  readonly timeoutMs?: number;
+  /** A command of the sequence waits on the device (for a run's end): the invocation lasts that long. */
+  readonly waits?: boolean;
 }
 
 export class DeviceSteps {
@@ -113,16 +124,21 @@ export class DeviceSteps {
    * the history as its own action event, as if sent on its own. A set of the clock that waits
    * for the next change (DeviceClock.willSet) goes first in the same invocation.
    */
-  async actInSequence(steps: readonly SequenceStep[]): Promise<ShellResult[]> {
+  async actInSequence(steps: readonly SequenceStep[], options: SequenceOptions = {}): Promise<ShellResult[]> {
     const to = this.ctx.deviceClock.takePendingSet();
-    if (to === undefined) return this.sendSequence(steps);
+    if (to === undefined) return this.sendSequence(steps, options);
     const before = this.ctx.clock.now();
     // The events of the invocation are timed at the time the set gives the clock: the events
     // timed while the set waited (a feed served, the run's start) already carry that time, and
     // the history stays in device-time order.
-    const [set, ...rest] = await this.sendSequence([{ label: this.setTimeLabel(to), argv: setTimeCommand(to), startedAt: to }, ...steps.map((step) => ({ ...step, startedAt: to }))]);
+    const [set, ...rest] = await this.sendSequence(
+      [{ label: this.setTimeLabel(to), argv: setTimeCommand(to), startedAt: to }, ...steps.map((step) => ({ ...step, startedAt: to }))],
+      options,
+    );
     if (set !== undefined && setTimeTook(set)) {
-      this.ctx.deviceClock.wasSet(to, before, this.ctx.clock.now(), 'cmd-alarm');
+      // The set is the invocation's first command: when later ones wait on the device (a run's
+      // end), the invocation's end says nothing of when it ran, its start does.
+      this.ctx.deviceClock.wasSet(to, before, options.waits === true ? before : this.ctx.clock.now(), 'cmd-alarm');
       return rest;
     }
     if (rest.length > 0) {
@@ -135,12 +151,15 @@ export class DeviceSteps {
     // The set failed and nothing after it ran: setDeviceTime's other way (or its error), then the steps.
     this.ctx.deviceClock.setWith = undefined;
     await this.setClock(to);
-    return this.sendSequence(steps);
+    return this.sendSequence(steps, options);
   }
 
-  private async sendSequence(steps: readonly (SequenceStep & { readonly startedAt?: number })[]): Promise<ShellResult[]> {
+  private async sendSequence(steps: readonly (SequenceStep & { readonly startedAt?: number })[], options: { readonly timeoutMs?: number }): Promise<ShellResult[]> {
     try {
-      return await this.recorder.shellSequence(steps.map((step) => ({ command: step.argv, context: step.label, ...(step.startedAt !== undefined ? { startedAt: step.startedAt } : {}) })));
+      return await this.recorder.shellSequence(
+        steps.map((step) => ({ command: step.argv, context: step.label, ...(step.startedAt !== undefined ? { startedAt: step.startedAt } : {}) })),
+        options,
+      );
     } finally {
       this.flushCommands();
     }
@@ -175,6 +194,17 @@ export class DeviceSteps {
     const now = await readDeviceTimeMs(this.device);
     this.ctx.deviceClock.measured(now, before, this.ctx.clock.now());
     return now;
+  }
+
+  /**
+   * About one round trip to the device: the shortest of the last shell commands' durations
+   * (undefined before any finished). A wait for the device sized by it fits the link.
+   */
+  roundTripMs(): number | undefined {
+    const durations = this.recorder.records
+      .slice(-RECENT_COMMANDS)
+      .flatMap((r) => (r.via === 'shell' && r.finished && r.durationMs !== undefined && r.error === undefined ? [r.durationMs] : []));
+    return durations.length > 0 ? Math.min(...durations) : undefined;
   }
 
   /** How many commands that change the device (command-log.ts) the harness has sent so far. */

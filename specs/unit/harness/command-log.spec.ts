@@ -185,6 +185,21 @@ describe('device commands as action events', () => {
     const second = commandEvents(device.takeFinished());
     expect([first.length, second.length, first[0]!.event.count, second[0]!.event.t - first[0]!.event.t]).to.deep.equal([1, 1, undefined, 10]);
   });
+
+  it('takes a command line the harness labelled read-only (a wait on the device) as a read, and only that one', async () => {
+    const { device, labelled } = recorder();
+    const wait = `__dv_n=0; while cmd jobscheduler get-job-state ${PKG} 3 2>/dev/null | grep -qwE 'pending|active'; do sleep 0.02; done`;
+    await labelled({ readOnly: true }, () => device.shell(wait));
+    await device.shell(wait);
+    await labelled({ readOnly: true }, () => device.shell(['run-as', PKG, 'cat'], { stdin: 'data' }));
+    expect(device.records.map((r) => isReadOnlyCommand(r))).to.deep.equal([true, false, false]);
+    const events = commandEvents(device.takeFinished()).map((e) => [e.event.action, e.event.command ?? e.event.argv?.join(' ')]);
+    expect(events).to.deep.equal([
+      ['read', wait],
+      ['command', wait],
+      ['write-app-file', `run-as ${PKG} cat`],
+    ]);
+  });
 });
 
 describe('the action event in the history format', () => {

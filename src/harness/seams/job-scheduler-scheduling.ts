@@ -30,6 +30,7 @@ import type { ScheduledSpec, WorkSnapshot } from '../harness.js';
 import type { ObservedLine } from '../log-observer.js';
 import type { ActionLabel } from '../command-log.js';
 import type { ShellRead } from '../../android/shell-reads.js';
+import type { ShellResult } from '../../device/android-device.js';
 import { delay, type DeviceSteps } from '../device-steps.js';
 import type { DedupStore } from './dedup-store.js';
 import type { ForcedStart, ForceStartRequest, RunEnd, Scheduling } from './scheduling.js';
@@ -114,19 +115,25 @@ export class JobSchedulerScheduling implements Scheduling {
     // (its timing delay among them) are met; a forced run ignores them (`-f`).
     const runRequest: RunJobRequest = { pkg: this.pkg, id: job.jobId, namespace: job.namespace, force: !request.probe, ...(request.probe ? { satisfied: true } : {}) };
     const sentAt = steps.ctx.clock.monotonic();
-    const started = steps.ctx.deviceClock.hasPendingSet ? await this.runInSequence(runRequest, request.label) : await steps.act(request.label, () => runJob(steps.device, runRequest));
+    // The request's read-only commands (the app's pid, for a kill) and a set of the clock that
+    // waits go in the run command's invocation.
+    const after = request.sendWith ?? [];
+    const { run: started, after: afterSend } =
+      steps.ctx.deviceClock.hasPendingSet || after.length > 0
+        ? await this.runInSequence(runRequest, request.label, after)
+        : { run: await steps.act(request.label, () => runJob(steps.device, runRequest)), after: [] };
     const roundTripMs = steps.ctx.clock.monotonic() - sentAt;
     const evidence = [`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`];
     if (started.result.kind !== 'running') return { kind: 'refused', deviceTime, sent: true, evidence };
-    return { kind: 'running', deviceTime, evidence, settle: (run, logFrom) => this.awaitEnd(`run ${run}`, logFrom, job, Math.min(Math.max(FIRST_POLL_MS, roundTripMs), MAX_POLL_MS)) };
+    return { kind: 'running', deviceTime, evidence, afterSend, settle: (run, logFrom) => this.awaitEnd(`run ${run}`, logFrom, job, Math.min(Math.max(FIRST_POLL_MS, roundTripMs), MAX_POLL_MS)) };
   }
 
-  /** `cmd jobscheduler run` in one invocation with the set of the clock that waits for it. */
-  private async runInSequence(request: RunJobRequest, label: ActionLabel): Promise<RunJobOutcome> {
+  /** `cmd jobscheduler run`, after the set of the clock that waits for it, then the read-only commands `after` (results: as many as ran). */
+  private async runInSequence(request: RunJobRequest, label: ActionLabel, after: readonly (readonly string[])[]): Promise<{ run: RunJobOutcome; after: ShellResult[] }> {
     const argv = runJobCommand(request);
-    const [run] = await this.steps.actInSequence([{ label, argv }]);
+    const [run, ...rest] = await this.steps.actInSequence([{ label, argv }, ...after.map((command) => ({ label: { readOnly: true }, argv: command }))]);
     if (run === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
-    return runJobOutcome(argv, run);
+    return { run: runJobOutcome(argv, run), after: rest };
   }
 
   private isResult(line: ObservedLine): boolean {

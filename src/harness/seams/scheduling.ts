@@ -8,17 +8,18 @@ import type { OutcomeSource } from '../../history/events.js';
 import type { Config, WorkManagerWork } from '../../config/types.js';
 import { describeRowChange, outcomeFromRows, WorkState, type WorkSpecRow } from '../../android/work-spec.js';
 import { DedupVerifyError, ErrorCode, TimeoutError } from '../../errors.js';
-import { findJob, getJobState, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
+import { awaitJobIdleCommand, awaitJobRegisteredCommand, findJob, getJobState, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
 import type { JobEntry } from '../../android/parsers/job-scheduler.js';
 import { workSnapshotRead, nextRunTime } from '../work-state.js';
 import type { RunOutcome, WorkSnapshot } from '../harness.js';
 import type { ObservedLine } from '../log-observer.js';
 import type { ActionLabel } from '../command-log.js';
-import { delay, type DeviceSteps } from '../device-steps.js';
+import { delay, type DeviceSteps, type SequenceStep } from '../device-steps.js';
 import type { DedupStore } from './dedup-store.js';
 import { JobSchedulerScheduling } from './job-scheduler-scheduling.js';
 import { pollForSchedule, scheduleSpecs } from './schedule-reads.js';
-import type { ShellRead } from '../../android/shell-reads.js';
+import { keepResults, parseKept, type KeptResults, type ShellRead } from '../../android/shell-reads.js';
+import type { ShellResult } from '../../device/android-device.js';
 
 /** How a run ended and where that was read (the run-finished event's `outcomeFrom`). */
 export interface RunEnd {
@@ -42,6 +43,8 @@ export type ForcedStart =
       readonly kind: 'running';
       readonly deviceTime: number;
       readonly evidence: readonly string[];
+      /** The results of the request's `sendWith` commands, as many as ran. */
+      readonly afterSend: readonly ShellResult[];
       /** Waits for the run's end (logFrom, journalFrom: the stream and journal positions at its start). */
       settle(run: number, logFrom: number, journalFrom: number): Promise<RunEnd>;
     };
@@ -54,6 +57,16 @@ export interface ForceStartRequest {
   planned(deviceTime: number): void;
   /** Called just before the run command is sent. */
   beforeSend(): void;
+  /**
+   * Nothing is to happen while the run goes on (no kill): the reads after the run may go out in
+   * the run command's invocation, held back on the device until the job has let go.
+   */
+  readonly readsAfter?: boolean;
+  /**
+   * Read-only commands to send right after the run command in its invocation (the app's pid, for
+   * a kill while the run goes on); their results come back as ForcedStart `afterSend`.
+   */
+  readonly sendWith?: readonly (readonly string[])[];
 }
 
 export interface Scheduling {
@@ -66,6 +79,13 @@ export interface Scheduling {
   awaitUnforcedEnd(seen: { readonly journal: number; readonly log: number }, workerRan: boolean): Promise<RunEnd>;
   /** After a start of the app: waits until the app has scheduled its work. */
   waitForSchedule(): Promise<void>;
+  /**
+   * Commands to send in the invocation that starts the app, after the start: a wait on the device
+   * until the app has scheduled its work, and the reads waitForSchedule makes, which it then
+   * takes from `keep` instead of sending them (one round trip less per start). Optional: a
+   * scheduler without them waits for the schedule with reads of its own.
+   */
+  readsWithStart?(): StartReads;
   /** The scheduler's state, as a `schedule` history event. */
   readWork(label?: string): Promise<WorkSnapshot>;
   /**
@@ -73,6 +93,13 @@ export interface Scheduling {
    * plans from while nothing has changed the device since (one round trip less per run).
    */
   readWithState<T>(read: ShellRead<T>): Promise<T>;
+}
+
+/** The commands a start of the app sends for its scheduler (Scheduling.readsWithStart), and what takes their results. */
+export interface StartReads {
+  readonly steps: readonly SequenceStep[];
+  /** The results of `steps`, as many as ran (fewer when a command before them or among them failed). */
+  keep(results: readonly ShellResult[]): void;
 }
 
 interface JobRef {
@@ -87,6 +114,19 @@ interface WorkRead {
   /** Commands that change the device sent before the read, and the journal's length then. */
   readonly changes: number;
   readonly journal: number;
+}
+
+/**
+ * The reads sent in a run's own invocation after its end (forceStart with readsAfter): the
+ * results of the workdb, job list and store reads, kept for the read after the run (readWithState).
+ */
+interface ReadsAfterRun {
+  /** The results of the workdb, job list and store reads: the store's read must be the same to be answered from them. */
+  readonly kept: KeptResults;
+  /** Commands that change the device sent up to the end of the invocation. */
+  readonly changes: number;
+  /** The WorkSpec's row before the run: the row read after it must show the run's end. */
+  readonly before: WorkSpecRow;
 }
 
 interface Guard {
@@ -125,6 +165,12 @@ export class WorkManagerScheduling implements Scheduling {
   private lastWorkRead: WorkRead | undefined;
   /** A run's outcome was read from the workdb (no result line): said once in the notes. */
   private loggedBelowInfo = false;
+  /** The reads that went out with the last run command, until the read after that run takes them. */
+  private readsAfterRun: ReadsAfterRun | undefined;
+  /** The read made after the last run (readWithState), the next run planned from it while it holds. */
+  private readAfterRun: WorkRead | undefined;
+  /** The reads that went out with the last start of the app, until waitForSchedule takes them. */
+  private readsAfterStart: { readonly kept: KeptResults; readonly changes: number; readonly journal: number } | undefined;
 
   constructor(
     private readonly steps: DeviceSteps,
@@ -169,12 +215,78 @@ export class WorkManagerScheduling implements Scheduling {
     this.clockMovedNote(guard);
   }
 
-  /** `cmd jobscheduler run` for `request`, in one invocation with the set of the clock that waits for it. */
-  private async runInSequence(request: RunJobRequest, label: ActionLabel): Promise<RunJobOutcome> {
+  /**
+   * `cmd jobscheduler run` for `request`, in one invocation with the set of the clock that waits
+   * for it and the read-only commands `after` (results: as many as ran).
+   */
+  private async runInSequence(request: RunJobRequest, label: ActionLabel, after: readonly (readonly string[])[]): Promise<{ run: RunJobOutcome; after: ShellResult[] }> {
     const argv = runJobCommand(request);
-    const [run] = await this.steps.actInSequence([{ label, argv }]);
+    const [run, ...rest] = await this.steps.actInSequence([{ label, argv }, ...after.map((command) => ({ label: { readOnly: true }, argv: command }))]);
     if (run === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+    return { run: runJobOutcome(argv, run), after: rest };
+  }
+
+  /**
+   * `cmd jobscheduler run` for `request` (after the set of the clock that waits for it), then, in
+   * the same invocation, a wait on the device until JobScheduler has let the job go
+   * (awaitJobIdleCommand) and the reads the harness makes after a run: the workdb and the job
+   * list, which the next run plans from, and the store's keys, which say what the run stored. Each
+   * runs only after the one before it exited 0; the reads' results are kept for the read after
+   * the run (readWithState), which takes them only when the workdb shows the run's end.
+   */
+  private async runWithReadsAfter(request: RunJobRequest, label: ActionLabel, before: WorkSpecRow): Promise<RunJobOutcome> {
+    const steps = this.steps;
+    const argv = runJobCommand(request);
+    const { runMs, commandMs } = steps.config.timeouts;
+    const reads = [workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg), this.store.keysRead()] as const;
+    const readCommands = reads.flatMap((r) => r.commands);
+    const results = await steps.actInSequence(
+      [
+        { label, argv },
+        { label: { readOnly: true }, argv: awaitJobIdleCommand(request, WORKMANAGER_JOB_SERVICE, runMs) },
+        ...readCommands.map((command) => ({ label: { readOnly: true }, argv: command })),
+      ],
+      { timeoutMs: runMs + commandMs, waits: true },
+    );
+    const [run, , ...read] = results;
+    if (run === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+    const kept = keepResults(reads, read);
+    this.readsAfterRun = kept !== undefined ? { kept, changes: steps.changesSent(), before } : undefined;
     return runJobOutcome(argv, run);
+  }
+
+  /**
+   * The values of `reads` from the invocation of the last run command, when they answer the read
+   * after that run: the same commands, no command that changes the device since, and the WorkSpec's
+   * row showing that the run ended (outcomeFromRows: its last_enqueue_time, period_count or
+   * run_attempt_count moved, or its state is final), so that the store's keys, read after the row,
+   * hold what the run stored. Undefined otherwise: the reads are sent again.
+   */
+  private async takeReadsAfterRun<T>(read: ShellRead<T>): Promise<{ value: T; work: WorkSnapshot; jobs: readonly JobEntry[] } | undefined> {
+    const kept = this.readsAfterRun;
+    this.readsAfterRun = undefined;
+    if (kept === undefined || kept.changes !== this.steps.changesSent()) return undefined;
+    const steps = this.steps;
+    const values = await parseKept([workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg), read] as const, kept.kept);
+    if (values === undefined) return undefined;
+    const [work, jobs, value] = values;
+    const after = [...work.namedSpecs, ...work.workerSpecs].find((spec) => spec.id === kept.before.id);
+    const row = outcomeFromRows(kept.before, after, false);
+    switch (row.kind) {
+      case 'success':
+      case 'failure':
+      case 'finished':
+      case 'retry':
+        return { value, work, jobs };
+      case 'running':
+      case 'not-run':
+      case 'undecided':
+        return undefined;
+      default: {
+        const unreachable: never = row;
+        throw new Error(`unknown row outcome ${String(unreachable)}`);
+      }
+    }
   }
 
   async forceStart(request: ForceStartRequest): Promise<ForcedStart> {
@@ -210,13 +322,19 @@ export class WorkManagerScheduling implements Scheduling {
     const sentAt = steps.ctx.clock.monotonic();
     // The clock goes to the run's time with the run command itself when it can (one invocation).
     if (guard.setTo !== undefined) await steps.moveClock(guard.setTo);
-    const started = steps.ctx.deviceClock.hasPendingSet ? await this.runInSequence(runRequest, request.label) : await steps.act(request.label, () => runJob(steps.device, runRequest));
+    const sendWith = request.sendWith ?? [];
+    const { run: started, after: afterSend } =
+      request.readsAfter === true && !probe
+        ? { run: await this.runWithReadsAfter(runRequest, request.label, spec), after: [] }
+        : steps.ctx.deviceClock.hasPendingSet || sendWith.length > 0
+          ? await this.runInSequence(runRequest, request.label, sendWith)
+          : { run: await steps.act(request.label, () => runJob(steps.device, runRequest)), after: [] };
     this.clockMovedNote(guard);
     const roundTripMs = steps.ctx.clock.monotonic() - sentAt;
     const evidence = [`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`];
     if (started.result.kind !== 'running') return { kind: 'refused', deviceTime, sent: true, evidence };
     const ref: JobRef = { id: jobId, namespace: job.namespace };
-    return { kind: 'running', deviceTime, evidence, settle: (run, logFrom, journalFrom) => this.settle(run, logFrom, journalFrom, spec, ref, roundTripMs) };
+    return { kind: 'running', deviceTime, evidence, afterSend, settle: (run, logFrom, journalFrom) => this.settle(run, logFrom, journalFrom, spec, ref, roundTripMs) };
   }
 
   /**
@@ -293,10 +411,16 @@ export class WorkManagerScheduling implements Scheduling {
     );
     let delayMs = a.firstPollMs;
     let why = 'JobScheduler kept the job active';
+    const { server } = this.steps.ctx;
+    let requests = server.journal().length;
     for (;;) {
       const waited = await Promise.race([line, delay(delayMs).then(() => ({ kind: 'poll' as const }))]);
       if (waited.kind === 'line') return resultEnd(waited.l);
-      if (waited.kind === 'poll' && a.job !== undefined) {
+      // A worker whose requests still come in is still running: JobScheduler is asked only once
+      // they have stopped for a whole pause (a round trip less per run on a slow link).
+      const active = server.journal().length > requests;
+      requests = server.journal().length;
+      if (waited.kind === 'poll' && a.job !== undefined && !active) {
         const poll = this.jobBusy(a.job);
         this.steps.inFlight.push(poll.catch(() => undefined));
         const busy = await Promise.race([poll, line]);
@@ -383,7 +507,8 @@ export class WorkManagerScheduling implements Scheduling {
       job: known?.systemId === undefined ? undefined : { id: known.systemId, namespace: selectJob(last?.jobs ?? [], { pkg: this.pkg, jobId: known.systemId, serviceClass: WORKMANAGER_JOB_SERVICE })?.namespace ?? null },
       before,
       workerRan,
-      firstPollMs: FIRST_JOB_POLL_MS,
+      // The run has been going a while: its end shows within about a round trip (on a slow link more).
+      firstPollMs: Math.min(Math.max(FIRST_JOB_POLL_MS, this.steps.roundTripMs() ?? 0), MAX_JOB_POLL_MS),
     });
   }
 
@@ -437,9 +562,49 @@ export class WorkManagerScheduling implements Scheduling {
     );
   }
 
+  readsWithStart(): StartReads {
+    const steps = this.steps;
+    const reads = this.startReads();
+    const commands = reads.flatMap((r) => r.commands);
+    // Requests the app made before the invocation: a read made in it holds only if none came after.
+    const journal = steps.ctx.server.journal().length;
+    return {
+      steps: [
+        { label: { readOnly: true }, argv: awaitJobRegisteredCommand(this.pkg, WORKMANAGER_JOB_SERVICE, steps.config.timeouts.runMs) },
+        ...commands.map((command) => ({ label: { readOnly: true }, argv: command })),
+      ],
+      keep: (results) => {
+        const kept = keepResults(reads, results.slice(1));
+        this.readsAfterStart = kept !== undefined ? { kept, changes: steps.changesSent(), journal } : undefined;
+      },
+    };
+  }
+
+  /** What waitForSchedule reads: the workdb, the job list and the store's keys. */
+  private startReads(): readonly [ShellRead<WorkSnapshot>, ShellRead<JobEntry[]>, ShellRead<unknown>] {
+    const steps = this.steps;
+    return [workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg), this.store.keysRead()];
+  }
+
+  /** The reads sent with the last start of the app, while no command that changed the device came after them. */
+  private async takeReadsAfterStart(withKeys: boolean): Promise<WorkRead | undefined> {
+    const kept = this.readsAfterStart;
+    this.readsAfterStart = undefined;
+    const steps = this.steps;
+    if (kept === undefined || kept.changes !== steps.changesSent()) return undefined;
+    const values = await parseKept(this.startReads(), kept.kept);
+    if (values === undefined) return undefined;
+    const [work, jobs, keys] = values;
+    if (withKeys) this.store.readWithStart(keys, { changes: kept.changes, journal: kept.journal });
+    this.lastWorkRead = { work, jobs, changes: kept.changes, journal: kept.journal };
+    return this.lastWorkRead;
+  }
+
   /** WorkManager's state and the app's jobs, read together (one shell invocation; not recorded as history events). */
   private async readWorkState(withKeys = false): Promise<WorkRead> {
     const steps = this.steps;
+    const fromStart = await this.takeReadsAfterStart(withKeys);
+    if (fromStart !== undefined) return fromStart;
     const changes = steps.changesSent();
     const journal = steps.ctx.server.journal().length;
     if (withKeys) {
@@ -458,8 +623,13 @@ export class WorkManagerScheduling implements Scheduling {
     const steps = this.steps;
     const changes = steps.changesSent();
     const journal = steps.ctx.server.journal().length;
+    const kept = await this.takeReadsAfterRun(read);
+    if (kept !== undefined) {
+      this.lastWorkRead = this.readAfterRun = { work: kept.work, jobs: kept.jobs, changes, journal };
+      return kept.value;
+    }
     const [value, work, jobs] = await steps.read([read, workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg)]);
-    this.lastWorkRead = { work, jobs, changes, journal };
+    this.lastWorkRead = this.readAfterRun = { work, jobs, changes, journal };
     return value;
   }
 
@@ -474,7 +644,10 @@ export class WorkManagerScheduling implements Scheduling {
   }
 
   async readWork(label?: string): Promise<WorkSnapshot> {
-    const { work } = await this.readWorkState();
+    // The read after a run, once the run has ended, while nothing can have changed it since
+    // (retry-classification reads the attempts a run left); any other time, a read of its own.
+    const last = this.readAfterRun;
+    const { work } = last !== undefined && last === this.lastWorkRead && this.steps.stillHolds(last) ? last : await this.readWorkState();
     const steps = this.steps;
     const t = steps.deviceTimeEstimate();
     steps.record({
@@ -504,3 +677,4 @@ export function schedulingFor(config: Config, steps: DeviceSteps, store: DedupSt
     }
   }
 }
+
