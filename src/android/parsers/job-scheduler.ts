@@ -204,6 +204,16 @@ export function parseTimeUtilsDuration(text: string): number | null {
   return sign === '-' ? -total : total;
 }
 
+/*
+ * The lines of a JOB block read below, as JobStatus.dump prints them (AOSP frameworks/base
+ * apex/jobscheduler/service/java/com/android/server/job/controllers/JobStatus.java @054fcdf7,
+ * dump(): `PERIODIC: interval=` + formatDuration(getIntervalMillis()) + ` flex=` +
+ * formatDuration(getFlexMillis()) under `JobInfo:`; `Enqueue time: ` +
+ * formatDuration(enqueueTime - nowElapsed); `Num failures: ` + numFailures only when it is not 0),
+ * the durations in android.util.TimeUtils.formatDuration's form (frameworks/base
+ * core/java/android/util/TimeUtils.java: `+1d0h0m0s0ms`, `-5m2s1ms`).
+ */
+
 /** A JOB block's `PERIODIC: interval=… flex=…` (JobStatus.dump, under JobInfo); null for a one-off job. */
 export function jobPeriod(job: JobEntry): { intervalMs: number; flexMs: number } | null {
   const m = job.details.map((l) => /^PERIODIC: interval=(\S+) flex=(\S+)$/.exec(l)).find((x) => x !== null);
