@@ -1,12 +1,13 @@
 /**
  * The dedup-verify CLI as a child process (real signals, real exit codes, real stdout/stderr),
- * run from the sources through tsx.
+ * compiled once for the test run (compiled-cli.ts), or from the sources through tsx.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { compiledCliEntry } from './compiled-cli.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENTRY = join(ROOT, 'specs', 'support', 'cli-entry.ts');
@@ -30,7 +31,8 @@ const STATE_HOME = mkdtempSync(join(tmpdir(), 'dv-spec-state-'));
 process.once('exit', () => rmSync(STATE_HOME, { recursive: true, force: true }));
 
 export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+  const compiled = compiledCliEntry();
+  const child = spawn(process.execPath, compiled !== undefined ? [compiled, ...args] : ['--import', 'tsx', ENTRY, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, XDG_STATE_HOME: STATE_HOME, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -57,6 +57,8 @@ export interface DoctorCheck {
 
 /** Longest wait for the line to come back through the reverse rule. */
 const REVERSE_PROBE_TIMEOUT_MS = 10_000;
+/** How long after nc has exited its line may still take to reach the host listener. */
+const REVERSE_LINE_DEADLINE_MS = 5_000;
 
 interface ProbeListener {
   readonly server: Server;
@@ -65,12 +67,15 @@ interface ProbeListener {
   readonly received: string[];
   /** Open connections (destroyed on close, so closing never waits for the device). */
   readonly sockets: Set<Socket>;
+  /** Called with each line as it arrives. */
+  onLine?: ((line: string) => void) | undefined;
 }
 
 /** A host listener that records the first line of each connection, then closes it. */
 function listenForProbe(): Promise<ProbeListener> {
   const received: string[] = [];
   const sockets = new Set<Socket>();
+  let listener: ProbeListener;
   const server = createServer((socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -80,7 +85,9 @@ function listenForProbe(): Promise<ProbeListener> {
       buffered += chunk;
       const newline = buffered.indexOf('\n');
       if (newline < 0) return;
-      received.push(buffered.slice(0, newline));
+      const line = buffered.slice(0, newline);
+      received.push(line);
+      listener.onLine?.(line);
       socket.end();
     });
     socket.on('error', () => {
@@ -92,8 +99,30 @@ function listenForProbe(): Promise<ProbeListener> {
     server.listen(0, '127.0.0.1', () => {
       server.off('error', reject);
       const address = server.address();
-      resolve({ server, port: typeof address === 'object' && address ? address.port : 0, received, sockets });
+      listener = { server, port: typeof address === 'object' && address ? address.port : 0, received, sockets };
+      resolve(listener);
     });
+  });
+}
+
+/**
+ * Waits until the listener has received `line`, or until the deadline. The device's nc exits once
+ * it has written the line into its socket; the line then still crosses adbd, the adb server and
+ * the host socket, so it may arrive after the shell command has returned.
+ */
+function awaitLine(listener: ProbeListener, line: string, deadlineMs: number): Promise<boolean> {
+  if (listener.received.includes(line)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      listener.onLine = undefined;
+      resolve(false);
+    }, deadlineMs);
+    listener.onLine = (got: string) => {
+      if (got !== line) return;
+      clearTimeout(timer);
+      listener.onLine = undefined;
+      resolve(true);
+    };
   });
 }
 
@@ -122,7 +151,7 @@ export async function probeReverse(device: AndroidDevice): Promise<DoctorCheck> 
     const stderr = result.stderr.trim();
     if (result.exitCode === 127 || /nc: (inaccessible or )?not found/.test(stderr)) {
       outcome = { ok: true, found: `rule tcp:${devicePort} → tcp:${listener.port} accepted; this device has no nc, so no line was sent` };
-    } else if (result.exitCode === 0 && listener.received.includes(token)) {
+    } else if (result.exitCode === 0 && (await awaitLine(listener, token, REVERSE_LINE_DEADLINE_MS))) {
       outcome = { ok: true, found: `a line went from device tcp:${devicePort} to host tcp:${listener.port}` };
     } else {
       outcome = {
