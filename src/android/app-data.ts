@@ -20,11 +20,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
-import type { AndroidDevice } from '../device/android-device.js';
+import { commandFailed, type AndroidDevice } from '../device/android-device.js';
 import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
-import { ReadAgain, runReads, type ShellRead } from './shell-reads.js';
+import { parseReads, ReadAgain, runReads, type ShellRead } from './shell-reads.js';
 import type { ShellResult } from '../device/android-device.js';
-import { forceStop } from './activity.js';
+import { forceStop, forceStopCommand } from './activity.js';
+import { shellBatch } from '../device/shell-batch.js';
 import { assertAppRelativePath, assertPackageName, quoteSqlIdentifier } from './names.js';
 import { classifyRunAsError, isNoSuchFile, type RunAsFailure } from './parsers/run-as.js';
 import { parseLsRecursive, type TreeEntry } from './parsers/ls.js';
@@ -34,10 +35,20 @@ export type RunAsCheck = { readonly ok: true; readonly uid: number } | { readonl
 
 /** Whether `run-as PKG` works (the app is installed and debuggable); never throws for a refusal. */
 export async function checkRunAs(device: AndroidDevice, pkg: string): Promise<RunAsCheck> {
-  const result = await device.shell(['run-as', assertPackageName(pkg), 'id', '-u']);
-  const uid = result.stdout.toString('utf8').trim();
-  if (result.exitCode === 0 && /^\d+$/.test(uid)) return { ok: true, uid: Number(uid) };
-  return { ok: false, reason: classifyRunAsError(result.stderr) ?? 'other', message: (result.stderr || result.stdout.toString('utf8')).trim() };
+  return (await runReads(device, [runAsCheckRead(pkg)]))[0];
+}
+
+/** checkRunAs as a read that goes out with others (one shell invocation). */
+export function runAsCheckRead(pkg: string): ShellRead<RunAsCheck> {
+  return {
+    commands: [['run-as', assertPackageName(pkg), 'id', '-u']],
+    parse: ([result]) => {
+      if (result === undefined) return { ok: false, reason: 'other', message: 'not run' };
+      const uid = result.stdout.toString('utf8').trim();
+      if (result.exitCode === 0 && /^\d+$/.test(uid)) return { ok: true, uid: Number(uid) };
+      return { ok: false, reason: classifyRunAsError(result.stderr) ?? 'other', message: (result.stderr || result.stdout.toString('utf8')).trim() };
+    },
+  };
 }
 
 export async function hasRunAs(device: AndroidDevice, pkg: string): Promise<boolean> {
@@ -46,15 +57,19 @@ export async function hasRunAs(device: AndroidDevice, pkg: string): Promise<bool
 
 /** Throws DV_NOT_DEBUGGABLE (with the fix) when run-as refuses the package. */
 export async function assertRunAs(device: AndroidDevice, pkg: string): Promise<void> {
-  const check = await checkRunAs(device, pkg);
+  throwUnlessRunAs(await checkRunAs(device, pkg), device.serial, pkg);
+}
+
+/** What assertRunAs throws for a check that failed. */
+export function throwUnlessRunAs(check: RunAsCheck, serial: string, pkg: string): void {
   if (check.ok) return;
   if (check.reason === 'not-debuggable') {
     throw new DedupVerifyError(
       ErrorCode.NotDebuggable,
-      `run-as refused ${pkg} on ${device.serial}: "${check.message}". Install a debuggable build (android:debuggable="true", e.g. the debug variant) and run again.`,
+      `run-as refused ${pkg} on ${serial}: "${check.message}". Install a debuggable build (android:debuggable="true", e.g. the debug variant) and run again.`,
     );
   }
-  throw new DeviceCommandError(`run-as ${pkg} failed on ${device.serial}: ${check.message || check.reason}`, {
+  throw new DeviceCommandError(`run-as ${pkg} failed on ${serial}: ${check.message || check.reason}`, {
     command: `run-as ${pkg} id -u`,
     stderr: check.message,
   });
@@ -166,7 +181,7 @@ export async function writeAppFile(
 /** Removes files under the app's data directory (missing ones are fine). */
 export async function removeAppFiles(device: AndroidDevice, pkg: string, relativePaths: readonly string[]): Promise<void> {
   if (relativePaths.length === 0) return;
-  await runAsOnPaths(device, pkg, ['rm', '-f'], relativePaths);
+  await runSequence(device, runAsOnPathsCommands(pkg, ['rm', '-f'], relativePaths));
 }
 
 /** `feed.db` → `databases/feed.db`; a path with a directory is kept. */
@@ -311,10 +326,8 @@ export async function backupDatabase(
     readonly now?: () => number;
   },
 ): Promise<DatabaseBackup> {
-  await assertRunAs(device, request.pkg);
-  await forceStop(device, request.pkg);
   const relative = databasePath(request.db);
-  const pulled = await pullDatabase(device, { pkg: request.pkg, db: relative, hostDir: join(request.backupDir, 'files') });
+  const pulled = await stopAndPullDatabase(device, { pkg: request.pkg, db: relative, hostDir: join(request.backupDir, 'files') });
   const main = await readFile(pulled.dbPath);
   const wal = pulled.hasWal ? await readFile(`${pulled.dbPath}-wal`) : null;
   const backup: DatabaseBackup = {
@@ -327,6 +340,24 @@ export async function backupDatabase(
   };
   await writeFile(join(request.backupDir, 'backup.json'), `${JSON.stringify(backup, null, 2)}\n`);
   return backup;
+}
+
+/**
+ * `am force-stop`, then the database copied as pullDatabase copies it, in one shell invocation.
+ * The copy counts only when the stop exited 0 (a run-as refusal fails the copy as readAppFile
+ * does); a -wal that changed while it was read (it cannot once the app is stopped) is read again.
+ */
+async function stopAndPullDatabase(device: AndroidDevice, request: { readonly pkg: string; readonly db: string; readonly hostDir: string }): Promise<PulledDatabase> {
+  const stop = forceStopCommand(request.pkg);
+  const read = databaseRead(device.serial, request);
+  const [stopped, ...results] = await shellBatch(device, [stop, ...read.commands], { timeoutMs: 120_000 });
+  if (stopped === undefined || stopped.exitCode !== 0) throw commandFailed(stop.join(' '), stopped ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
+  try {
+    return (await parseReads([read], results))[0];
+  } catch (e) {
+    if (e instanceof ReadAgain) return pullDatabase(device, request);
+    throw e;
+  }
 }
 
 export interface DeleteRowsRequest extends TableQuery {
@@ -507,12 +538,25 @@ export async function editSharedPrefs(
   return backup;
 }
 
-/** Runs `run-as PKG CMD... PATH...` in chunks (one shell command line stays far below ARG_MAX). */
-async function runAsOnPaths(device: AndroidDevice, pkg: string, command: readonly string[], paths: readonly string[]): Promise<void> {
+/** `run-as PKG CMD... PATH...` in chunks (one shell command line stays far below ARG_MAX). */
+function runAsOnPathsCommands(pkg: string, command: readonly string[], paths: readonly string[]): string[][] {
   const operands = paths.map(appOperand);
-  for (let i = 0; i < operands.length; i += 100) {
-    await device.shellText(['run-as', assertPackageName(pkg), ...command, ...operands.slice(i, i + 100)]);
-  }
+  const commands: string[][] = [];
+  for (let i = 0; i < operands.length; i += 100) commands.push(['run-as', assertPackageName(pkg), ...command, ...operands.slice(i, i + 100)]);
+  return commands;
+}
+
+/**
+ * Commands that change the app's files, in one shell invocation: each runs only when the one
+ * before it exited 0, and the first that did not fails as `shellText` fails (commandFailed).
+ */
+async function runSequence(device: AndroidDevice, commands: readonly (readonly string[])[]): Promise<void> {
+  if (commands.length === 0) return;
+  const results = await shellBatch(device, commands, { timeoutMs: 120_000, stopAfterFailure: true });
+  commands.forEach((argv, i) => {
+    const r = results[i];
+    if (r === undefined || r.exitCode !== 0) throw commandFailed(argv.join(' '), r ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
+  });
 }
 
 /**
@@ -526,14 +570,34 @@ function isDisposable(path: string): boolean {
 }
 
 /** Every entry under the app's data directory (`run-as PKG ls -lRA .`), disposable dirs excluded. */
-export async function listAppTree(device: AndroidDevice, pkg: string): Promise<TreeEntry[]> {
-  const argv = ['run-as', assertPackageName(pkg), 'ls', '-lRA', '.'];
-  const result = await device.shell(argv, { timeoutMs: 120_000 });
+export async function listAppTree(device: AndroidDevice, pkg: string, options: { stopFirst?: boolean } = {}): Promise<TreeEntry[]> {
+  const argv = listAppTreeCommand(pkg);
+  let result: ShellResult;
+  if (options.stopFirst === true) {
+    // `am force-stop` then the listing, in one shell invocation; the listing runs only when the
+    // stop exited 0 (as two commands sent one after the other by a caller that stops at a failure).
+    const stop = forceStopCommand(pkg);
+    const [stopped, listed] = await shellBatch(device, [stop, argv], { timeoutMs: 120_000, stopAfterFailure: true });
+    if (stopped === undefined || stopped.exitCode !== 0 || listed === undefined) throw commandFailed(stop.join(' '), stopped ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
+    result = listed;
+  } else {
+    result = await device.shell(argv, { timeoutMs: 120_000 });
+  }
+  return appTreeFrom(device, pkg, result);
+}
+
+/** The words of `run-as PKG ls -lRA .` (listAppTree). */
+export function listAppTreeCommand(pkg: string): string[] {
+  return ['run-as', assertPackageName(pkg), 'ls', '-lRA', '.'];
+}
+
+/** What listAppTree makes of the result of `listAppTreeCommand` (sent with other commands). */
+export async function appTreeFrom(device: AndroidDevice, pkg: string, result: ShellResult): Promise<TreeEntry[]> {
   if (result.exitCode !== 0) {
     const refusal = classifyRunAsError(result.stderr);
     if (refusal !== null) await assertRunAs(device, pkg);
     throw new DeviceCommandError(`Could not list the data directory of ${pkg} on ${device.serial}: ${result.stderr.trim() || `exit ${result.exitCode}`}`, {
-      command: buildShellCommand(argv),
+      command: buildShellCommand(listAppTreeCommand(pkg)),
       exitCode: result.exitCode,
       stderr: result.stderr,
     });
@@ -557,10 +621,10 @@ const BACKUP_FILES_PER_READ = 16;
  * mode, so that `restoreAppTree` can put the whole directory back after `pm clear` or edits.
  * The app should be stopped (its files then do not change while they are copied).
  */
-export async function backupAppTree(device: AndroidDevice, pkg: string, dir: string): Promise<AppTreeBackup> {
+export async function backupAppTree(device: AndroidDevice, pkg: string, dir: string, options: { stopFirst?: boolean } = {}): Promise<AppTreeBackup> {
   // Symlinks are kept as their target (restore makes a missing one again and never removes one);
   // special files are left alone.
-  const tree = (await listAppTree(device, pkg)).filter((e) => e.type === 'file' || e.type === 'dir' || (e.type === 'link' && e.target !== undefined));
+  const tree = (await listAppTree(device, pkg, options)).filter((e) => e.type === 'file' || e.type === 'dir' || (e.type === 'link' && e.target !== undefined));
   const entries: (TreeEntry & { sha256?: string })[] = [];
   // The files' bytes, several per shell invocation (src/device/shell-batch.ts).
   const files = tree.filter((e) => e.type === 'file').map((e) => e.path);
@@ -600,11 +664,11 @@ export async function backupAppTree(device: AndroidDevice, pkg: string, dir: str
  * files and directories that were not there are removed (cache and code_cache aside), missing
  * directories are made, and every file is written back with its mode and verified.
  */
-export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBackup): Promise<void> {
+export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBackup, options: { readonly listed?: readonly TreeEntry[] } = {}): Promise<void> {
   const pkg = assertPackageName(backup.pkg);
-  await forceStop(device, pkg);
+  // `listed`: the caller force-stopped the app and listed its files (listAppTreeCommand) itself.
+  const now = options.listed ?? (await listAppTree(device, pkg, { stopFirst: true }));
   const wanted = new Map(backup.entries.map((e) => [e.path, e]));
-  const now = await listAppTree(device, pkg);
   // Extra entries: the topmost ones are enough (rm -rf takes their contents); a read-only
   // directory the app made is made writable first, or rm could not empty it.
   const extra = now.filter((e) => {
@@ -614,21 +678,19 @@ export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBacku
   });
   const topmost = extra.filter((e) => !extra.some((o) => o !== e && e.path.startsWith(`${o.path}/`)));
   const extraDirs = topmost.filter((e) => e.type === 'dir').map((e) => e.path);
-  if (extraDirs.length > 0) await runAsOnPaths(device, pkg, ['chmod', '-R', 'u+rwx'], extraDirs);
-  if (topmost.length > 0) await runAsOnPaths(device, pkg, ['rm', '-rf'], topmost.map((e) => e.path));
   // Directories: made, and writable by the app while the files go in (a saved mode such as 0555
-  // is applied at the end, deepest first).
+  // is applied at the end, deepest first). The removals and the directories in one invocation.
   const dirs = backup.entries.filter((e) => e.type === 'dir');
-  if (dirs.length > 0) {
-    await runAsOnPaths(device, pkg, ['mkdir', '-p'], dirs.map((d) => d.path));
-    await runAsOnPaths(device, pkg, ['chmod', 'u+rwx'], dirs.map((d) => d.path));
-  }
+  await runSequence(device, [
+    ...(extraDirs.length > 0 ? runAsOnPathsCommands(pkg, ['chmod', '-R', 'u+rwx'], extraDirs) : []),
+    ...(topmost.length > 0 ? runAsOnPathsCommands(pkg, ['rm', '-rf'], topmost.map((e) => e.path)) : []),
+    ...(dirs.length > 0 ? [...runAsOnPathsCommands(pkg, ['mkdir', '-p'], dirs.map((d) => d.path)), ...runAsOnPathsCommands(pkg, ['chmod', 'u+rwx'], dirs.map((d) => d.path))] : []),
+  ]);
   const present = new Set(now.map((e) => e.path));
-  for (const link of backup.entries) {
-    if (link.type === 'link' && link.target !== undefined && !present.has(link.path)) {
-      await device.shellText(['run-as', pkg, 'ln', '-s', link.target, appOperand(link.path)]);
-    }
-  }
+  await runSequence(
+    device,
+    backup.entries.filter((link) => link.type === 'link' && link.target !== undefined && !present.has(link.path)).map((link) => ['run-as', pkg, 'ln', '-s', link.target!, appOperand(link.path)]),
+  );
   // Every file is tried: one that cannot be written must not keep the others from coming back.
   const failed: string[] = [];
   for (const file of backup.entries) {
@@ -644,7 +706,7 @@ export async function restoreAppTree(device: AndroidDevice, backup: AppTreeBacku
     }
   }
   const byDepth = [...dirs].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
-  for (const d of byDepth) await device.shellText(['run-as', pkg, 'chmod', (d.mode & 0o7777).toString(8), appOperand(d.path)]);
+  await runSequence(device, byDepth.map((d) => ['run-as', pkg, 'chmod', (d.mode & 0o7777).toString(8), appOperand(d.path)]));
   if (failed.length > 0) {
     throw new DedupVerifyError(ErrorCode.Restore, `${failed.length} file(s) of ${pkg} could not be put back: ${failed.join('; ')}. The backup is kept; run \`dedup-verify restore\` again once that is fixed.`);
   }

@@ -19,9 +19,9 @@
  * device ends up where its clock would be had nobody touched it; then auto_time goes back.
  */
 import { DeviceCommandError } from '../errors.js';
-import type { AndroidDevice, ShellResult } from '../device/android-device.js';
+import { commandFailed, type AndroidDevice, type ShellResult } from '../device/android-device.js';
 import { isShellRoot } from './properties.js';
-import type { ShellRead } from './shell-reads.js';
+import { runReads, type ShellRead } from './shell-reads.js';
 
 /** The host's clock, injected so restores can be tested; wall time in ms. */
 export interface HostClock {
@@ -58,14 +58,23 @@ export function deviceTimeRead(): ShellRead<number | null> {
 
 /** `auto_time` as stored: '1', '0', or null when unset. */
 export async function getAutoTime(device: AndroidDevice): Promise<string | null> {
-  const value = (await device.shellText(['settings', 'get', 'global', 'auto_time'])).trim();
+  return autoTimeFrom(await device.shellText(['settings', 'get', 'global', 'auto_time']));
+}
+
+/** What `settings get global auto_time` printed, as stored ('null' is unset). */
+function autoTimeFrom(text: string): string | null {
+  const value = text.trim();
   return value === 'null' || value === '' ? null : value;
 }
 
 /** Writes auto_time back; null deletes the setting (as it was unset). */
 export async function setAutoTime(device: AndroidDevice, value: string | null): Promise<void> {
-  if (value === null) await device.shellText(['settings', 'delete', 'global', 'auto_time']);
-  else await device.shellText(['settings', 'put', 'global', 'auto_time', value]);
+  await device.shellText(autoTimeCommand(value));
+}
+
+/** The words that write auto_time (setAutoTime): `settings delete` for null. */
+export function autoTimeCommand(value: string | null): string[] {
+  return value === null ? ['settings', 'delete', 'global', 'auto_time'] : ['settings', 'put', 'global', 'auto_time', value];
 }
 
 export type SetTimeMethod = 'cmd-alarm' | 'root-date';
@@ -120,18 +129,38 @@ export interface ClockSnapshot {
 
 /** Records what restoreClock needs; take it before changing the clock. */
 export async function saveClock(device: AndroidDevice, host: HostClock = systemHostClock): Promise<ClockSnapshot> {
-  // The setting and the clock at once (two services on the one transport): the clock's reading
-  // is timed on its own.
-  const [autoTime, { deviceTimeMs, before, after }] = await Promise.all([
-    getAutoTime(device),
-    (async () => {
-      const before = host.nowMs();
-      const deviceTimeMs = await readDeviceTimeMs(device);
-      return { deviceTimeMs, before, after: host.nowMs() };
-    })(),
-  ]);
-  // The device read happened somewhere between the two host readings: take the middle.
-  return { deviceTimeMs, hostTimeMs: Math.round((before + after) / 2), autoTime };
+  const [snapshot] = await runReads(device, [clockSnapshotRead(host)]);
+  return completeClockSnapshot(device, snapshot, host);
+}
+
+/** A snapshot as one read gives it: the device time is null when `date +%s%3N` printed no ms. */
+export type ClockReading = Omit<ClockSnapshot, 'deviceTimeMs'> & { readonly deviceTimeMs: number | null };
+
+/**
+ * `date +%s%3N` and `settings get global auto_time` as one read, to go out with others in one
+ * shell invocation; make it just before sending it (the host time is taken when it is made and
+ * when its results come back, and the device read happened in between: the middle is kept).
+ */
+export function clockSnapshotRead(host: HostClock = systemHostClock): ShellRead<ClockReading> {
+  const before = host.nowMs();
+  const time = deviceTimeRead();
+  const autoTime = ['settings', 'get', 'global', 'auto_time'];
+  return {
+    commands: [...time.commands, autoTime],
+    parse: async ([date, setting]) => {
+      const after = host.nowMs();
+      if (setting === undefined || setting.exitCode !== 0) throw commandFailed(autoTime.join(' '), setting ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
+      return { deviceTimeMs: date === undefined ? null : await time.parse([date]), hostTimeMs: Math.round((before + after) / 2), autoTime: autoTimeFrom(setting.stdout.toString('utf8')) };
+    },
+  };
+}
+
+/** The snapshot of a reading; a device whose `date` printed no ms is read again the slower way. */
+export async function completeClockSnapshot(device: AndroidDevice, reading: ClockReading, host: HostClock = systemHostClock): Promise<ClockSnapshot> {
+  if (reading.deviceTimeMs !== null) return { ...reading, deviceTimeMs: reading.deviceTimeMs };
+  const before = host.nowMs();
+  const deviceTimeMs = await readDeviceTimeMs(device);
+  return { deviceTimeMs, hostTimeMs: Math.round((before + host.nowMs()) / 2), autoTime: reading.autoTime };
 }
 
 /** The device time a snapshot says it is now (saved time + host time elapsed since). */

@@ -166,6 +166,18 @@ export async function getJobState(device: AndroidDevice, request: JobStateReques
 }
 
 /**
+ * getJobState with other reads in one shell invocation (a sync marker: the answer and every line
+ * logged until it, for one round trip).
+ */
+export async function getJobStateWith(device: AndroidDevice, request: JobStateRequest, others: readonly ShellRead<unknown>[]): Promise<JobState> {
+  const read: ShellRead<JobState> = {
+    commands: [jobStateCommand(request)],
+    parse: ([r]) => parseJobState(r?.stdout.toString('utf8') ?? '', r?.stderr ?? 'not run', r?.exitCode ?? 255),
+  };
+  return (await runReads(device, [read, ...others]))[0];
+}
+
+/**
  * The pauses of the device-side waits (awaitJobIdleCommand, awaitJobRegisteredCommand) between
  * two asks, in ms: short at first, as what they wait for often comes within milliseconds, then
  * DEVICE_WAIT_POLL_MS.

@@ -4,6 +4,7 @@
 import type { AndroidDevice } from '../device/android-device.js';
 import { assertPackageName } from './names.js';
 import { parseDumpsysPackage, parsePackageList, type PackageDump } from './parsers/packages.js';
+import { runReads, textRead, type ShellRead } from './shell-reads.js';
 
 export const POST_NOTIFICATIONS = 'android.permission.POST_NOTIFICATIONS';
 /** POST_NOTIFICATIONS became a runtime permission in API 33 (Android 13). */
@@ -20,7 +21,15 @@ export async function getPackagePaths(device: AndroidDevice, pkg: string): Promi
 }
 
 export async function isPackageInstalled(device: AndroidDevice, pkg: string): Promise<boolean> {
-  return (await getPackagePaths(device, pkg)).length > 0;
+  return (await runReads(device, [packageInstalledRead(pkg)]))[0];
+}
+
+/** isPackageInstalled as a read that goes out with others (one shell invocation). */
+export function packageInstalledRead(pkg: string): ShellRead<boolean> {
+  return {
+    commands: [['pm', 'path', assertPackageName(pkg)]],
+    parse: ([result]) => parsePackageList(result?.stdout.toString('utf8') ?? '').length > 0,
+  };
 }
 
 /** The package's `dumpsys package` block; null when it is not installed. */
@@ -32,6 +41,12 @@ export async function getPackageInfo(device: AndroidDevice, pkg: string): Promis
 /** The words of `dumpsys package PKG` (getPackageInfo). */
 export function packageInfoCommand(pkg: string): string[] {
   return ['dumpsys', 'package', assertPackageName(pkg)];
+}
+
+/** getPackageInfo as a read that goes out with others (one shell invocation). */
+export function packageInfoRead(pkg: string): ShellRead<PackageDump | null> {
+  const read = textRead(packageInfoCommand(pkg));
+  return { commands: read.commands, parse: async (results) => parseDumpsysPackage(await read.parse(results), pkg) };
 }
 
 /** What getPackageInfo makes of `dumpsys package PKG`'s output (sent as `packageInfoCommand`). */

@@ -2,7 +2,8 @@
  * System properties through `getprop NAME` (one value per call; an unset property reads as '').
  */
 import { DedupVerifyError, ErrorCode } from '../errors.js';
-import type { AndroidDevice } from '../device/android-device.js';
+import { commandFailed, type AndroidDevice } from '../device/android-device.js';
+import { runReads, textRead, type ShellRead } from './shell-reads.js';
 
 const PROPERTY_NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -14,14 +15,22 @@ export async function getProperty(device: AndroidDevice, name: string): Promise<
 
 /** `ro.build.version.sdk` as a number (30 for Android 11, 33 for 13, 34 for 14). */
 export async function getSdkLevel(device: AndroidDevice): Promise<number> {
-  const value = await getProperty(device, 'ro.build.version.sdk');
-  if (!/^\d+$/.test(value)) {
-    throw new DedupVerifyError(
-      ErrorCode.DeviceCommand,
-      `Device ${device.serial} reported ro.build.version.sdk="${value}", which is not an API level.`,
-    );
-  }
-  return Number(value);
+  return (await runReads(device, [sdkLevelRead(device.serial)]))[0];
+}
+
+/** getSdkLevel as a read that goes out with others (one shell invocation). */
+export function sdkLevelRead(serial: string): ShellRead<number> {
+  const read = textRead(['getprop', 'ro.build.version.sdk']);
+  return {
+    commands: read.commands,
+    parse: async (results) => {
+      const value = (await read.parse(results)).trim();
+      if (!/^\d+$/.test(value)) {
+        throw new DedupVerifyError(ErrorCode.DeviceCommand, `Device ${serial} reported ro.build.version.sdk="${value}", which is not an API level.`);
+      }
+      return Number(value);
+    },
+  };
 }
 
 /** Whether adbd runs as root (after `adb root`): `id -u` prints 0. */
@@ -34,9 +43,27 @@ export async function isShellRoot(device: AndroidDevice): Promise<boolean> {
  * `androidboot.qemu=1`) or, on older images, `ro.kernel.qemu` is 1. Both are read in one
  * invocation; a phone has neither.
  */
-export async function readEmulatorProperties(device: AndroidDevice): Promise<{ emulator: boolean; bootQemu: string; kernelQemu: string }> {
-  const [bootQemu = '', kernelQemu = ''] = (await device.shellText('getprop ro.boot.qemu; getprop ro.kernel.qemu')).split('\n').map((l) => l.trim());
-  return { emulator: bootQemu === '1' || kernelQemu === '1', bootQemu, kernelQemu };
+export async function readEmulatorProperties(device: AndroidDevice): Promise<EmulatorProperties> {
+  return (await runReads(device, [emulatorPropertiesRead()]))[0];
+}
+
+export interface EmulatorProperties {
+  readonly emulator: boolean;
+  readonly bootQemu: string;
+  readonly kernelQemu: string;
+}
+
+/** readEmulatorProperties as a read that goes out with others (one shell invocation). */
+export function emulatorPropertiesRead(): ShellRead<EmulatorProperties> {
+  const line = 'getprop ro.boot.qemu; getprop ro.kernel.qemu';
+  return {
+    commands: [line],
+    parse: ([result]) => {
+      if (result === undefined || result.exitCode !== 0) throw commandFailed(line, result ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
+      const [bootQemu = '', kernelQemu = ''] = result.stdout.toString('utf8').split('\n').map((l) => l.trim());
+      return { emulator: bootQemu === '1' || kernelQemu === '1', bootQemu, kernelQemu };
+    },
+  };
 }
 
 /**

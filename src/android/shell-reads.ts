@@ -109,3 +109,30 @@ export function textRead(argv: readonly string[]): ShellRead<string> {
     },
   };
 }
+
+/**
+ * A read whose failure is given back as a value instead of failing the reads sent with it, so a
+ * caller can judge several checks of one invocation in its own order (as Promise.allSettled).
+ */
+export function settledRead<T>(read: ShellRead<T>): ShellRead<PromiseSettledResult<T>> {
+  return {
+    commands: read.commands,
+    parse: async (results) => {
+      try {
+        return { status: 'fulfilled', value: await read.parse(results) };
+      } catch (e) {
+        if (e instanceof ReadAgain) throw e;
+        return { status: 'rejected', reason: e };
+      }
+    },
+  };
+}
+
+/**
+ * Commands that do not depend on one another, changes among them, in one shell invocation: each
+ * runs whatever the status of the one before, and each result is given back apart (one per
+ * command). For a caller that judges every command on its own (a restore that tries each part).
+ */
+export function runEach(device: AndroidDevice, commands: readonly BatchCommand[], options: Omit<BatchOptions, 'stopAfterFailure'> = {}): Promise<ShellResult[]> {
+  return shellBatch(device, commands, options);
+}

@@ -11,6 +11,7 @@ import type { ObservedLine } from './log-observer.js';
 import type { ActionLabel } from './command-log.js';
 import type { DeviceSteps, SequenceStep } from './device-steps.js';
 import type { ShellResult } from '../device/android-device.js';
+import { runReads, type ShellRead } from '../android/shell-reads.js';
 
 /** How long a killed process's death line is waited for at least before `pidof` is asked instead. */
 const DEATH_LINE_MIN_WAIT_MS = 1_000;
@@ -174,9 +175,11 @@ export class AppControl {
       }
     }
     // Whether the process is gone (asked of the shell when the stream has not said so), and every
-    // line it logged before it died (the stream synced), asked at once: the two do not depend on
-    // each other.
-    const [left] = await Promise.all([pids(), observer.sync(commandMs)]);
+    // line it logged before it died (a sync marker), in one shell invocation.
+    const marker = observer.marker();
+    const pidRead: ShellRead<string> = { commands: [this.pidCommand()], parse: ([r]) => r?.stdout.toString('utf8').trim() ?? '' };
+    const [left] = await runReads(steps.device, [pidRead, marker.read]);
+    await marker.arrived(commandMs);
     if (left !== '') {
       throw new DedupVerifyError(
         ErrorCode.DeviceCommand,

@@ -15,6 +15,7 @@
  */
 import type { CommandRecord } from '../device/recording-device.js';
 import type { ActionEvent } from '../history/events.js';
+import { MARKER_TAG } from './log-observer.js';
 
 /** What the harness says about the commands sent during one of its steps. */
 export interface ActionLabel {
@@ -71,6 +72,9 @@ function isReadWords(words: readonly string[]): boolean {
   const [first = '', second = '', third = ''] = words;
   if (first === 'date') return words.slice(1).every((w) => w.startsWith('+'));
   if (first === 'logcat') return words.includes('-d');
+  // The harness's sync marker (log-observer.ts): a line in the log buffer under the harness's own
+  // tag, which neither the app nor the checker reads.
+  if (first === 'log') return words.length === 6 && words[1] === '-p' && words[2] === 'i' && words[3] === '-t' && words[4] === MARKER_TAG && words[5]!.startsWith('sync ');
   if (READ_COMMANDS.has(first)) return true;
   if (first === 'cmd') return READ_SUBCOMMANDS[`cmd ${second}`]?.includes(third) ?? false;
   return READ_SUBCOMMANDS[first]?.includes(second) ?? false;

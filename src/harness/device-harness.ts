@@ -223,7 +223,9 @@ export class DeviceHarness implements Harness {
     const quiet = fetchedSince().length === 0 && !this.ctx.observer.since(this.seen.log).some(isWorkerLine);
     if (quiet) return;
     const end: RunEnd = await this.scheduling.awaitUnforcedEnd(this.seen, fetchedSince().length > 0).catch((): RunEnd => ({ outcome: 'killed' }));
-    await this.ctx.observer.sync(this.config.timeouts.commandMs);
+    // Every line logged until now, once the marker sent with the run's reads has come back.
+    const marker = this.ctx.observer.marker();
+    this.steps.rideWithNextRead(marker.read);
     const first = fetchedSince()[0];
     const hostNow = this.ctx.clock.now();
     const deviceNow = await this.steps.deviceNow();
@@ -242,6 +244,10 @@ export class DeviceHarness implements Harness {
       journalFrom: this.seen.journal,
       logFrom: this.seen.log,
       evidence: ['not forced: the device ran the work by itself', ...(end.evidence !== undefined ? [end.evidence] : [])],
+      logSynced: async () => {
+        await this.steps.sendRiders();
+        await marker.arrived(this.config.timeouts.commandMs);
+      },
     });
   }
 
@@ -258,11 +264,14 @@ export class DeviceHarness implements Harness {
     journalFrom: number;
     logFrom: number;
     evidence: string[];
+    /** Waits until the stream holds every line logged until the run's reads (a sync marker sent with them). */
+    logSynced?: () => Promise<void>;
   }): Promise<RunResult> {
     const window: RunWindow = { run: r.run, probe: r.probe, deviceTime: r.deviceTime, hostAtStart: r.hostAtStart };
     // The scheduler's state goes out with the keys: the next forced run plans from it. The same
     // read gives the row joins the posts are mapped through (a row-id app's rows exist before its posts).
     const stored = await this.store.newStored((read) => this.scheduling.readWithState(read));
+    await r.logSynced?.();
     const observed: ObservationContext = {
       pkg: this.pkg,
       match: this.mapping.match,

@@ -15,11 +15,11 @@ import { checkSegment, segmentOptions } from '../checker/compose.js';
 import type { ConfigEvent, HistoryEvent } from '../history/events.js';
 import type { ScenarioReport } from '../report/types.js';
 import { emptyCounts } from '../checker/types.js';
-import { assertRunAs } from '../android/app-data.js';
-import { isPackageInstalled } from '../android/packages.js';
-import { CLOCK_MOVE_ON_A_PHONE, getSdkLevel, readEmulatorProperties } from '../android/properties.js';
+import { runAsCheckRead, throwUnlessRunAs } from '../android/app-data.js';
+import { packageInstalledRead } from '../android/packages.js';
+import { CLOCK_MOVE_ON_A_PHONE, emulatorPropertiesRead, sdkLevelRead } from '../android/properties.js';
 import { setAutoTime } from '../android/clock.js';
-import { runReads, textRead } from '../android/shell-reads.js';
+import { runReads, settledRead, textRead } from '../android/shell-reads.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
 import { DeviceClock } from './device-clock.js';
@@ -90,9 +90,13 @@ export class DeviceSession {
     const { device, config } = options;
     const pkg = config.app.package;
     options.progress(`${device.serial}: checking ${pkg}`);
-    // Three reads that do not depend on each other, opened at once on the one transport; their
-    // failures are reported in this order (a package that is not installed fails run-as too).
-    const [sdk, installed, runAs, qemu] = await Promise.allSettled([getSdkLevel(device), isPackageInstalled(device, pkg), assertRunAs(device, pkg), readEmulatorProperties(device)]);
+    // Four reads in one shell invocation; their failures are reported in this order (a package
+    // that is not installed fails run-as too).
+    const [sdk, installed, runAs, qemu] = await runReads(
+      device,
+      [settledRead(sdkLevelRead(device.serial)), settledRead(packageInstalledRead(pkg)), settledRead(runAsCheckRead(pkg)), settledRead(emulatorPropertiesRead())],
+      { timeoutMs: config.timeouts.commandMs },
+    );
     if (sdk.status === 'rejected') throw sdk.reason;
     if (installed.status === 'rejected') throw installed.reason;
     const apiLevel = sdk.value;
@@ -103,6 +107,7 @@ export class DeviceSession {
       );
     }
     if (runAs.status === 'rejected') throw runAs.reason;
+    throwUnlessRunAs(runAs.value, device.serial, pkg);
     // Said once per device, before anything moves its clock (auto_time goes to 0 below).
     if (qemu.status === 'fulfilled' && !qemu.value.emulator) {
       options.progress(`${device.serial}: warning: not an emulator (ro.boot.qemu and ro.kernel.qemu are not 1): ${CLOCK_MOVE_ON_A_PHONE}`);

@@ -10,9 +10,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AndroidDevice, ReverseRule } from '../device/android-device.js';
 import { DedupVerifyError, ErrorCode, describeError } from '../errors.js';
-import { forceStop, sendBroadcast } from '../android/activity.js';
+import { forceStop, forceStopCommand, sendBroadcast } from '../android/activity.js';
 import {
+  appTreeFrom,
   backupAppTree,
+  listAppTreeCommand,
   databasePath,
   removeAppFiles,
   restoreAppTree,
@@ -21,8 +23,20 @@ import {
   type AppTreeBackup,
   type DatabaseBackup,
 } from '../android/app-data.js';
-import { getPackageInfo, grantedRuntimePermissions, setRuntimePermission } from '../android/packages.js';
-import { restoreClock, saveClock, type ClockSnapshot } from '../android/clock.js';
+import { getPackageInfo, grantedRuntimePermissions, packageInfoCommand, packageInfoFrom, packageInfoRead, setRuntimePermission } from '../android/packages.js';
+import type { PackageDump } from '../android/parsers/packages.js';
+import {
+  autoTimeCommand,
+  clockSnapshotRead,
+  completeClockSnapshot,
+  restoreClock,
+  restoredTimeMs,
+  setAutoTime,
+  setTimeCommand,
+  setTimeTook,
+  type ClockSnapshot,
+} from '../android/clock.js';
+import { runEach, runReads } from '../android/shell-reads.js';
 
 export interface SavedDeviceState {
   readonly version: 1;
@@ -198,9 +212,10 @@ export async function saveDeviceState(
   const backupDir = join(dir, BACKUP_DIR);
   await rm(backupDir, { recursive: true, force: true });
   await mkdir(backupDir, { recursive: true });
-  // Reads that do not depend on each other, opened at once; the package info before the backup
-  // force-stops the app.
-  const [clock, reverses, info] = await Promise.all([saveClock(device), device.listReverses(), getPackageInfo(device, options.pkg)]);
+  // The clock, auto_time and the package info in one shell invocation, the reverse rules (a host
+  // service) at once; the package info before the backup force-stops the app.
+  const [[reading, info], reverses] = await Promise.all([runReads(device, [clockSnapshotRead(), packageInfoRead(options.pkg)]), device.listReverses()]);
+  const clock = await completeClockSnapshot(device, reading);
   const appWasStopped = info?.users.find((u) => u.userId === 0)?.stopped ?? null;
   const runtimeGrants = info ? grantedRuntimePermissions(info) : [];
   const base = {
@@ -220,9 +235,9 @@ export async function saveDeviceState(
   const partial: SavedDeviceState = { ...base, saving: true };
   await writeFile(join(dir, STATE_FILE), `${JSON.stringify(partial, null, 2)}\n`);
   try {
-    // Stopped, the app does not write its files while they are copied.
-    await forceStop(device, options.pkg);
-    const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'));
+    // Stopped, the app does not write its files while they are copied: `am force-stop`, then the
+    // listing of its files in the same invocation.
+    const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'), { stopFirst: true });
     const state: SavedDeviceState = { ...base, appTree };
     await writeFile(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
     return state;
@@ -254,9 +269,7 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
       problems.push(`${what}: ${describeError(e)}`);
     }
   };
-  const stopped: string[] = [];
-  await attempt(stopped, 'stop the app', () => forceStop(device, state.pkg));
-  const [data, granted, reversed] = await Promise.all([restoreClockAndData(device, state, attempt), restoreGrants(device, state, attempt), restoreReverses(device, state, attempt)]);
+  const [[stopped, data, granted], reversed] = await Promise.all([restoreOnDevice(device, state, attempt), restoreReverses(device, state, attempt)]);
   const problems = [...stopped, ...data, ...granted, ...reversed];
   if (state.appWasStopped === false && problems.length === 0) {
     // The force-stops cancelled the app's jobs. Starting its process (WorkManager's exported
@@ -276,16 +289,59 @@ export async function restoreDevice(device: AndroidDevice, state: SavedDeviceSta
 
 type Attempt = (problems: string[], what: string, work: () => Promise<void>) => Promise<void>;
 
-/** The clock, then the app's data (files written back carry today's times); what failed. */
-async function restoreClockAndData(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<string[]> {
+/**
+ * The app stopped, the clock and auto_time put back, and what the grants and the data directory
+ * need read, in one shell invocation: `am force-stop`, `cmd alarm set-time`, `settings put|delete
+ * global auto_time`, `dumpsys package` and `run-as ls -lRA .`. Every command runs whatever the
+ * status of the one before (each part is tried even if another fails), in this order: the app
+ * stopped before its files are listed, the clock set before files are written back (they carry
+ * today's times, not the run's future ones). A part whose command failed is done again on its
+ * own, the way it was done before the invocation held them all, so that its problem is said the
+ * same way; so is everything when the invocation itself fails. The problems of the stop, the clock
+ * and data, and the grants.
+ */
+async function restoreOnDevice(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<[string[], string[], string[]]> {
+  const grants = state.runtimeGrants ?? [];
+  const tree = state.saving === true ? undefined : state.appTree;
+  const commands: string[][] = [forceStopCommand(state.pkg), setTimeCommand(restoredTimeMs(state.clock, Date.now())), autoTimeCommand(state.clock.autoTime)];
+  if (grants.length > 0) commands.push(packageInfoCommand(state.pkg));
+  if (tree !== undefined) commands.push(listAppTreeCommand(state.pkg));
+  const results = await runEach(device, commands, { timeoutMs: 120_000 }).catch(() => undefined);
+  const [stop, setTime, autoTime, ...reads] = results ?? [];
+  const packageInfo = grants.length > 0 ? reads.shift() : undefined;
+  const listing = tree !== undefined ? reads.shift() : undefined;
+
+  const stopped: string[] = [];
+  if (stop === undefined || stop.exitCode !== 0) await attempt(stopped, 'stop the app', () => forceStop(device, state.pkg));
+  const data: string[] = [];
+  if (setTime === undefined || !setTimeTook(setTime)) {
+    await attempt(data, 'restore the clock and auto_time', () => restoreClock(device, state.clock));
+  } else if (autoTime === undefined || autoTime.exitCode !== 0) {
+    await attempt(data, 'restore the clock and auto_time', () => setAutoTime(device, state.clock.autoTime));
+  }
+  const restoreData = async (): Promise<string[]> => {
+    if (tree === undefined) return restoreDataOfOldStates(device, state, attempt);
+    // The listing stands for the app stopped and listed only when the stop went through.
+    const listed = stop?.exitCode === 0 && listing !== undefined ? await appTreeFrom(device, state.pkg, listing).catch(() => undefined) : undefined;
+    const problems: string[] = [];
+    await attempt(problems, "restore the app's data directory", () => restoreAppTree(device, tree, listed !== undefined ? { listed } : {}));
+    return problems;
+  };
+  const [restored, granted] = await Promise.all([
+    restoreData(),
+    restoreGrants(device, state, attempt, packageInfo?.exitCode === 0 ? packageInfoFrom(packageInfo.stdout.toString('utf8'), state.pkg) : undefined),
+  ]);
+  return [stopped, [...data, ...restored], granted];
+}
+
+/**
+ * The database and shared_prefs of a state file written before `appTree` existed (nothing of the
+ * data for a state left while saving); what failed.
+ */
+async function restoreDataOfOldStates(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<string[]> {
   const problems: string[] = [];
-  // The clock first: files written back then carry today's times, not the run's future ones.
-  await attempt(problems, 'restore the clock and auto_time', () => restoreClock(device, state.clock));
   if (state.saving === true) {
     // Killed while saving: the app's data was not changed yet.
-  } else if (state.appTree !== undefined) {
-    const tree = state.appTree;
-    await attempt(problems, "restore the app's data directory", () => restoreAppTree(device, tree));
   } else {
     await attempt(problems, 'restore the database', async () => {
       if (state.database) await restoreDatabase(device, state.database);
@@ -306,14 +362,17 @@ async function restoreClockAndData(device: AndroidDevice, state: SavedDeviceStat
   return problems;
 }
 
-/** The runtime permissions granted when the session began and no longer granted; what failed. */
-async function restoreGrants(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<string[]> {
+/**
+ * The runtime permissions granted when the session began and no longer granted; what failed.
+ * `info`: the package's `dumpsys package` as read just now (read here when not given).
+ */
+async function restoreGrants(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt, info?: PackageDump | null): Promise<string[]> {
   const problems: string[] = [];
   const grants = state.runtimeGrants ?? [];
   if (grants.length > 0) {
     await attempt(problems, 'grant back the runtime permissions', async () => {
-      const info = await getPackageInfo(device, state.pkg);
-      const now = new Set(info ? grantedRuntimePermissions(info) : []);
+      const read = info !== undefined ? info : await getPackageInfo(device, state.pkg);
+      const now = new Set(read ? grantedRuntimePermissions(read) : []);
       for (const permission of grants) if (!now.has(permission)) await setRuntimePermission(device, state.pkg, permission, true);
     });
   }
@@ -327,10 +386,11 @@ async function restoreReverses(device: AndroidDevice, state: SavedDeviceState, a
     const current = await device.listReverses();
     const ours = `tcp:${state.devicePort}`;
     const original = state.reverses.find((r) => r.remote === ours);
+    let after = current;
     if (current.some((r) => r.remote === ours) && (!original || current.find((r) => r.remote === ours)?.local !== original.local)) {
       await device.removeReverse(state.devicePort);
+      after = current.filter((r) => r.remote !== ours);
     }
-    const after = await device.listReverses();
     for (const rule of state.reverses) {
       if (!after.some((r) => r.remote === rule.remote && r.local === rule.local)) {
         const remote = /^tcp:(\d+)$/.exec(rule.remote)?.[1];

@@ -57,6 +57,9 @@ export class DeviceSteps {
   /** Reads still running whose results are no longer needed (a poll overtaken by the event it looked for). */
   readonly inFlight: Promise<unknown>[] = [];
 
+  /** Reads that go out with the next `read` (rideWithNextRead). */
+  private readonly riders: ShellRead<unknown>[] = [];
+
   constructor(readonly ctx: SessionContext) {
     this.config = ctx.config;
     this.apiLevel = ctx.apiLevel;
@@ -178,14 +181,29 @@ export class DeviceSteps {
    * device clock's offset wants measuring (device-clock.ts): one round trip for all of them.
    */
   async read<const R extends readonly ShellRead<unknown>[]>(reads: R): Promise<ReadValues<R>> {
+    const riders = this.riders.splice(0);
     const clock = this.ctx.deviceClock;
-    if (!clock.wantsReading) return runReads(this.device, reads);
+    if (!clock.wantsReading) return (await runReads(this.device, [...riders, ...reads])).slice(riders.length) as ReadValues<R>;
     const before = this.ctx.clock.now();
-    const [deviceMs, ...values] = await runReads(this.device, [deviceTimeRead(), ...reads]);
+    const [deviceMs, ...values] = await runReads(this.device, [deviceTimeRead(), ...riders, ...reads]);
     const after = this.ctx.clock.now();
     if (deviceMs !== null) clock.measured(deviceMs, before, after);
     else await this.measureClock();
-    return values;
+    return values.slice(riders.length) as ReadValues<R>;
+  }
+
+  /**
+   * A read that goes out with the next `read` (its result is not kept: a sync marker): no round
+   * trip of its own. `sendRiders` sends it on its own when no read came meanwhile.
+   */
+  rideWithNextRead(read: ShellRead<unknown>): void {
+    this.riders.push(read);
+  }
+
+  /** Sends the reads still waiting for a read to ride with (rideWithNextRead), if any. */
+  async sendRiders(): Promise<void> {
+    const riders = this.riders.splice(0);
+    if (riders.length > 0) await runReads(this.device, riders);
   }
 
   /** `date` on its own (with readDeviceTimeMs's fallback for a toybox without %N). */

@@ -10,6 +10,7 @@ import type { AndroidDevice, StreamHandle } from '../device/android-device.js';
 import { TimeoutError } from '../errors.js';
 import { parseLogLine, type LogLine } from '../android/parsers/logcat.js';
 import { systemClock, type HostClock } from '../host-clock.js';
+import { runReads, textRead, type ShellRead } from '../android/shell-reads.js';
 
 export interface ObservedLine extends LogLine {
   readonly seq: number;
@@ -18,6 +19,11 @@ export interface ObservedLine extends LogLine {
 
 /** The tag of the marker lines written with `log` to sync the stream. */
 export const MARKER_TAG = 'dedup-verify';
+
+/** The words that log a sync marker: `log -p i -t dedup-verify "sync NONCE"`. */
+export function syncMarkerCommand(nonce: string): string[] {
+  return ['log', '-p', 'i', '-t', MARKER_TAG, `sync ${nonce}`];
+}
 
 export class LogObserver {
   private readonly lines: ObservedLine[] = [];
@@ -99,10 +105,23 @@ export class LogObserver {
    * every line logged before it has then been seen.
    */
   async sync(timeoutMs: number): Promise<void> {
+    const marker = this.marker();
+    await runReads(this.device, [marker.read]);
+    await marker.arrived(timeoutMs);
+  }
+
+  /**
+   * The sync marker as a read that goes out with others in one shell invocation (sync without a
+   * round trip of its own): once the invocation has run, `arrived` waits until the marker has
+   * come back through the stream.
+   */
+  marker(): { readonly read: ShellRead<string>; arrived(timeoutMs: number): Promise<void> } {
     const nonce = randomUUID();
     const from = this.position;
-    await this.device.shellText(['log', '-p', 'i', '-t', MARKER_TAG, `sync ${nonce}`]);
-    await this.waitFor(from, (l) => l.tag === MARKER_TAG && l.message.endsWith(nonce), timeoutMs, `the sync marker ${nonce}`);
+    return {
+      read: textRead(syncMarkerCommand(nonce)),
+      arrived: async (timeoutMs) => void (await this.waitFor(from, (l) => l.tag === MARKER_TAG && l.message.endsWith(nonce), timeoutMs, `the sync marker ${nonce}`)),
+    };
   }
 
   async stop(): Promise<void> {

@@ -5,7 +5,7 @@
  * shellText does.
  */
 import { expect } from 'chai';
-import { keepResults, parseKept, ReadAgain, textRead, type ShellRead } from '../../../src/android/shell-reads.js';
+import { keepResults, parseKept, ReadAgain, settledRead, textRead, type ShellRead } from '../../../src/android/shell-reads.js';
 import type { ShellResult } from '../../../src/device/android-device.js';
 import { DeviceCommandError } from '../../../src/errors.js';
 
@@ -57,5 +57,19 @@ describe('reads kept from an invocation with other commands', () => {
     }
     expect(thrown).to.be.instanceOf(DeviceCommandError);
     expect((thrown as DeviceCommandError).message).to.equal("Device command `dumpsys jobscheduler p` exited with 1: Can't find service: jobscheduler.");
+  });
+
+  it('settledRead gives a failing read back as a value, so the reads sent with it are still parsed; a read asked again still is', async () => {
+    const failing = settledRead(textRead(['pm', 'path', 'p']));
+    expect(await failing.parse([result('', 1, 'no such package')])).to.deep.include({ status: 'rejected' });
+    expect(await settledRead(textRead(['getprop', 'ro.build.version.sdk'])).parse([result('34\n')])).to.deep.equal({ status: 'fulfilled', value: '34\n' });
+    const again = settledRead<number>({ commands: keys.commands, parse: () => Promise.reject(new ReadAgain('the -wal changed')) });
+    let thrown: unknown;
+    try {
+      await again.parse([result('a'), result('b')]);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).to.be.instanceOf(ReadAgain);
   });
 });

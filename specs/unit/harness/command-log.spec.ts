@@ -87,10 +87,12 @@ describe('device commands as action events', () => {
       ['date', '+%s%3N'], ['dumpsys', 'jobscheduler', PKG], ['pidof', PKG], ['run-as', PKG, 'cat', 'databases/feed.db'], ['getprop', 'ro.build.version.sdk'],
       ['cmd', 'jobscheduler', 'get-job-state', '-n', 'androidx.work.systemjobscheduler', PKG, '3'], ['cmd', 'notification', 'list'], ['settings', 'get', 'global', 'auto_time'],
       ['pm', 'list', 'packages'], ['logcat', '-d', '-b', 'events'], 'dumpsys package com.example.feednotifier',
+      // The harness's own sync marker (log-observer.ts syncMarkerCommand): a line under its own tag.
+      ['log', '-p', 'i', '-t', 'dedup-verify', 'sync 6f1c2a9e-3b4d-4e5f-8a7b-0c1d2e3f4a5b'],
     ];
     const changes: (string | readonly string[])[] = [
       ['date', '-u', '060312002024.07'], ['cmd', 'alarm', 'set-time', '1717416007100'], ['am', 'force-stop', PKG], ['pm', 'clear', PKG], ['run-as', PKG, 'kill', '-9', '4335'],
-      ['settings', 'put', 'global', 'auto_time', '0'], ['cmd', 'jobscheduler', 'run', '-f', PKG, '3'], ['log', '-p', 'i', '-t', 'dedup-verify', 'sync'], ['some-tool'],
+      ['settings', 'put', 'global', 'auto_time', '0'], ['cmd', 'jobscheduler', 'run', '-f', PKG, '3'], ['log', '-p', 'i', '-t', 'dedup-verify', 'sync'], ['log', '-p', 'i', '-t', 'WM-WorkerWrapper', 'sync 1'], ['some-tool'],
       'cat /proc/uptime > /sdcard/x', ['run-as', PKG, 'rm', '-f', 'databases/feed.db-wal'],
     ];
     for (const c of [...reads, ...changes]) await device.shell(c);

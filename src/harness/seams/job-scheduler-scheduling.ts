@@ -23,7 +23,7 @@
 import type { JobSchedulerWork } from '../../config/types.js';
 import type { OutcomeSource } from '../../history/events.js';
 import { DedupVerifyError, ErrorCode, TimeoutError } from '../../errors.js';
-import { getJobState, jobListRead, jobsOfPackage, runJob, runJobCommand, runJobOutcome, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
+import { getJobStateWith, jobListRead, jobsOfPackage, runJob, runJobCommand, runJobOutcome, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
 import { jobEnqueueOffset, jobFailures, jobPeriod, type JobEntry } from '../../android/parsers/job-scheduler.js';
 import { WorkState } from '../../android/work-spec.js';
 import type { ScheduledSpec, WorkSnapshot } from '../harness.js';
@@ -167,12 +167,15 @@ export class JobSchedulerScheduling implements Scheduling {
       if (waited.kind === 'line') return this.lineEnd(waited.l);
       if (waited.kind === 'poll') {
         const ref = before ?? this.select(this.lastRead?.jobs ?? []);
-        const poll = ref === null ? Promise.resolve(false) : this.jobBusy(ref);
+        // A sync marker goes with the question: a job let go is then judged on every line logged
+        // until the answer, with no round trip more.
+        const marker = observer.marker();
+        const poll = ref === null ? observer.sync(commandMs).then(() => false) : this.jobBusy(ref, marker.read);
         this.steps.inFlight.push(poll.catch(() => undefined));
         const busy = await Promise.race([poll, line]);
         if (typeof busy === 'object' && busy.kind === 'line') return this.lineEnd(busy.l);
         if (busy === false) {
-          await observer.sync(commandMs);
+          if (ref !== null) await marker.arrived(commandMs);
           const late = observer.since(logFrom).find((l) => this.isResult(l));
           if (late !== undefined) return this.lineEnd(late);
           return this.endFromJob(before);
@@ -196,9 +199,9 @@ export class JobSchedulerScheduling implements Scheduling {
     return { outcome: 'finished', from: JOB_STATE, evidence: `${seen} with Num failures ${was} → ${now}: no retry asked (success or failure)` };
   }
 
-  /** Whether JobScheduler still has the job pending or running; undefined when it cannot say. */
-  private async jobBusy(job: JobEntry): Promise<boolean | undefined> {
-    const state = await getJobState(this.steps.device, { pkg: this.pkg, id: job.jobId, namespace: job.namespace });
+  /** Whether JobScheduler still has the job pending or running; undefined when it cannot say. `also`: reads sent with the question. */
+  private async jobBusy(job: JobEntry, ...also: ShellRead<unknown>[]): Promise<boolean | undefined> {
+    const state = await getJobStateWith(this.steps.device, { pkg: this.pkg, id: job.jobId, namespace: job.namespace }, also);
     if (state.kind !== 'known') return state.reason === 'no-job' ? false : undefined;
     return state.states.includes('active') || state.states.includes('pending');
   }

@@ -8,7 +8,7 @@ import type { OutcomeSource } from '../../history/events.js';
 import type { Config, WorkManagerWork } from '../../config/types.js';
 import { describeRowChange, outcomeFromRows, WorkState, type WorkSpecRow } from '../../android/work-spec.js';
 import { DedupVerifyError, ErrorCode, TimeoutError } from '../../errors.js';
-import { awaitJobIdleCommand, awaitJobRegisteredCommand, findJob, getJobState, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
+import { awaitJobIdleCommand, awaitJobRegisteredCommand, findJob, getJobStateWith, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
 import type { JobEntry } from '../../android/parsers/job-scheduler.js';
 import { workSnapshotRead, nextRunTime } from '../work-state.js';
 import type { RunOutcome, WorkSnapshot } from '../harness.js';
@@ -365,13 +365,16 @@ export class WorkManagerScheduling implements Scheduling {
       // that is neither, with no fetch and no result line, has ended: WorkerWrapper delayed it.
       // A result line that comes while JobScheduler is being asked ends the wait at once; the
       // question's answer is awaited with the run's reads (collect), so its record is complete.
-      const poll = this.jobBusy(job);
+      // A sync marker goes with the question: a refusal is then judged on every line logged
+      // until the answer, with no round trip more.
+      const marker = observer.marker();
+      const poll = this.jobBusy(job, marker.read);
       this.steps.inFlight.push(poll.catch(() => undefined));
       const busy = await Promise.race([poll, resultLine.then(() => 'result' as const)]);
       if (busy === 'result') return resultEnd(await resultLine);
       const fetched = server.journal().length > journalFrom;
       if (!fetched && (busy === false || (busy === undefined && clock.monotonic() > deadline))) {
-        await observer.sync(timeouts.commandMs);
+        await marker.arrived(timeouts.commandMs);
         const late = observer.since(logFrom).find(isResult);
         if (late) return resultEnd(late);
         if (server.journal().length === journalFrom) return { outcome: 'refused' };
@@ -421,12 +424,13 @@ export class WorkManagerScheduling implements Scheduling {
       const active = server.journal().length > requests;
       requests = server.journal().length;
       if (waited.kind === 'poll' && a.job !== undefined && !active) {
-        const poll = this.jobBusy(a.job);
+        const marker = observer.marker();
+        const poll = this.jobBusy(a.job, marker.read);
         this.steps.inFlight.push(poll.catch(() => undefined));
         const busy = await Promise.race([poll, line]);
         if (typeof busy === 'object' && busy.kind === 'line') return resultEnd(busy.l);
         if (busy !== true) {
-          await observer.sync(this.steps.config.timeouts.commandMs);
+          await marker.arrived(this.steps.config.timeouts.commandMs);
           const late = observer.since(a.logFrom).find(a.isResult);
           if (late) return resultEnd(late);
           const { work } = await this.readWorkState();
@@ -474,8 +478,8 @@ export class WorkManagerScheduling implements Scheduling {
   }
 
   /** Whether JobScheduler still has the job pending or running; undefined when it cannot say. */
-  private async jobBusy(job: JobRef): Promise<boolean | undefined> {
-    const state = await getJobState(this.steps.device, { pkg: this.pkg, id: job.id, namespace: job.namespace });
+  private async jobBusy(job: JobRef, ...also: ShellRead<unknown>[]): Promise<boolean | undefined> {
+    const state = await getJobStateWith(this.steps.device, { pkg: this.pkg, id: job.id, namespace: job.namespace }, also);
     if (state.kind !== 'known') return state.reason === 'no-job' ? false : undefined;
     return state.states.includes('active') || state.states.includes('pending');
   }
