@@ -41,6 +41,23 @@ describe('WorkManager re-scheduling on a slow task thread (virtual device, real 
     expect(finished.every((e) => e.outcome === 'success')).to.equal(true);
   });
 
+  it('run: retry-classification passes on a slow task thread, none of its runs refused', async () => {
+    // After a retry JobScheduler reschedules the same job id itself (jobFinished(params, true));
+    // WorkManager's task thread then cancels it and schedules the work under a new id. Every run
+    // of the scenario after a retry falls in that window here.
+    const d = await lab.devices.start({ workManagerTaskDelayMs: TASK_DELAY_MS });
+    const out = join(lab.work, 'retry');
+    const r = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--scenario', 'retry-classification', '--out', out], {
+      env: { ANDROID_ADB_SERVER_PORT: String(lab.adb.port) },
+    });
+    expect(r.code, r.stderr.slice(-3000)).to.equal(0);
+    const events = (await readFile(join(out, 'history.jsonl'), 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { type: string; outcome?: string });
+    expect(events.filter((e) => e.type === 'run-finished').map((e) => e.outcome)).to.not.include('refused');
+  });
+
   it('doctor right after its own probe run: the periodic work check waits for the job the task thread registers', async () => {
     const d = await lab.devices.start({ workManagerTaskDelayMs: TASK_DELAY_MS });
     await lab.adb.connect(d.serial);

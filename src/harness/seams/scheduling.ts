@@ -289,7 +289,7 @@ export class WorkManagerScheduling implements Scheduling {
     }
   }
 
-  async forceStart(request: ForceStartRequest): Promise<ForcedStart> {
+  async forceStart(request: ForceStartRequest, replanned = false): Promise<ForcedStart> {
     const steps = this.steps;
     const { probe } = request;
     const plan = async (): Promise<Guard> => (probe ? await this.currentWork().then(async (r) => ({ ...r, now: await steps.deviceNow() })) : await this.planGuard());
@@ -332,6 +332,16 @@ export class WorkManagerScheduling implements Scheduling {
     this.clockMovedNote(guard);
     const roundTripMs = steps.ctx.clock.monotonic() - sentAt;
     const evidence = [`$ ${started.command.join(' ')} → ${(started.stdout + started.stderr).trim()} (exit ${started.exitCode})`];
+    if (started.result.kind === 'no-job' && !probe && !replanned) {
+      // WorkManager replaced the job after the reads the run was planned from: its
+      // registerRescheduling cancels the job and schedules the work under a new id on its task
+      // thread, a little after the run's end (awaitsRescheduling), which JobScheduler's own
+      // reschedule of a retried job can hide from the wait after the run. The run is planned
+      // again from a fresh read, once; its start was already recorded.
+      await this.waitForRescheduledJob();
+      const again = await this.forceStart({ ...request, planned: () => undefined }, true);
+      return { ...again, evidence: [...evidence, ...again.evidence] };
+    }
     if (started.result.kind !== 'running') return { kind: 'refused', deviceTime, sent: true, evidence };
     const ref: JobRef = { id: jobId, namespace: job.namespace };
     return { kind: 'running', deviceTime, evidence, afterSend, settle: (run, logFrom, journalFrom) => this.settle(run, logFrom, journalFrom, spec, ref, roundTripMs) };
