@@ -172,6 +172,12 @@ export class DeviceSession {
     const steps = new DeviceSteps(this.context('feed.attach', this.clock.monotonic()));
     const app = new AppControl(steps);
     await attachFeed(steps, attach, 'session', { startFirst: async () => void (await app.start()) });
+    // The app's periodic work is due at once after a fresh start, so it may have run while the app
+    // was being pointed at the feed, before its subscription was stored. Stopped, and every line
+    // it logged seen, such a run ends before the first scenario begins: it is not taken for a run
+    // of that scenario that fetched nothing.
+    await app.forceStop();
+    await this.observer.sync(this.config.timeouts.commandMs);
     steps.flushCommands();
     this.sessionSteps = { events: [...steps.history], repro: [...steps.reproSteps] };
   }

@@ -34,6 +34,7 @@ import {
   setAutoTime,
   setTimeCommand,
   setTimeTook,
+  systemHostClock,
   type ClockSnapshot,
 } from '../android/clock.js';
 import { runEach, runReads } from '../android/shell-reads.js';
@@ -303,7 +304,7 @@ type Attempt = (problems: string[], what: string, work: () => Promise<void>) => 
 async function restoreOnDevice(device: AndroidDevice, state: SavedDeviceState, attempt: Attempt): Promise<[string[], string[], string[]]> {
   const grants = state.runtimeGrants ?? [];
   const tree = state.saving === true ? undefined : state.appTree;
-  const commands: string[][] = [forceStopCommand(state.pkg), setTimeCommand(restoredTimeMs(state.clock, Date.now())), autoTimeCommand(state.clock.autoTime)];
+  const commands: string[][] = [forceStopCommand(state.pkg), setTimeCommand(restoredTimeMs(state.clock, systemHostClock.nowMs())), autoTimeCommand(state.clock.autoTime)];
   if (grants.length > 0) commands.push(packageInfoCommand(state.pkg));
   if (tree !== undefined) commands.push(listAppTreeCommand(state.pkg));
   const results = await runEach(device, commands, { timeoutMs: 120_000 }).catch(() => undefined);

@@ -4,7 +4,7 @@
  * then writes the reports and returns the exit code of the merged verdict.
  */
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ConfigError, UsageError } from '../../errors.js';
 import { loadConfig } from '../../config/load-config.js';
@@ -17,12 +17,12 @@ import type { RunReport } from '../../report/types.js';
 import { aggregateScenarios, mergeScenarioVerdicts } from '../../report/merge.js';
 import { exitCodeFor, mergeVerdicts } from '../../checker/verdict.js';
 import { renderConsoleReport } from '../../report/console.js';
-import { renderJsonReport, writeJsonReport } from '../../report/json.js';
-import { writeJunit } from '../../report/junit.js';
+import { renderJsonReport } from '../../report/json.js';
+import { writeRunOutputs } from './run-outputs.js';
 import { VERSION } from '../../version.js';
 import { AdbEndpointResolver, defaultAdbPort, type ResolvedDevices } from './run-devices.js';
 import { AppiumRun, checkAppiumFlags } from './run-appium.js';
-import { runTrials, writeHistory } from '../../harness/runner.js';
+import { runTrials } from '../../harness/runner.js';
 import { appLogLevelOption, appProfileOption, assertBugNames, prepareOutputDirectory } from '../inputs.js';
 import type { AppProfile } from '../../virtual-device/apps/feed-notifier/app-profiles.js';
 import type { AppLogLevel } from '../../virtual-device/types.js';
@@ -177,22 +177,7 @@ export async function runRun(opts: Record<string, unknown>, io: CliIo): Promise<
       ...(devices.serials.length > 1 || o.repeat > 1 ? { aggregate: aggregateScenarios(scenarioReports) } : {}),
       tool: { name: 'dedup-verify', version: VERSION },
     };
-    if (out !== undefined) {
-      await writeJsonReport(join(out, 'report.json'), report);
-      await writeJunit(join(out, 'junit.xml'), report);
-      await writeHistory(join(out, 'history.jsonl'), history);
-      const { writeHtmlReport } = await import('../../report/html/render.js');
-      await writeHtmlReport(out, report, { onWarning: (t) => progress(`warning: ${t}`) });
-      const failing = history.filter((h) => h.verdict !== 'pass' && h.verdict !== 'skipped' && h.repro.length > 0);
-      if (failing.length > 0) {
-        const { writeReproScripts } = await import('../../report/repro.js');
-        const scripts = await writeReproScripts(
-          out,
-          failing.map((h) => ({ scenario: h.scenario, device: h.device, pkg: config.app.package, feedDevicePort: config.feed.devicePort, work: config.work, steps: h.repro, anomalies: h.anomalies })),
-        );
-        progress(`repro scripts: ${scripts.map((p) => relative(out, p)).join(', ')}`);
-      }
-    }
+    if (out !== undefined) await writeRunOutputs(out, report, history, config, progress);
     if (o.json) io.stdout(renderJsonReport(report));
     else io.stdout(renderConsoleReport(report));
     if (out !== undefined) progress(`reports in ${out}`);
