@@ -16,10 +16,11 @@ import type { ConfigEvent, HistoryEvent } from '../history/events.js';
 import type { ScenarioReport } from '../report/types.js';
 import { emptyCounts } from '../checker/types.js';
 import { runAsCheckRead, throwUnlessRunAs } from '../android/app-data.js';
-import { packageInstalledRead } from '../android/packages.js';
+import { packageInfoRead, packageInstalledRead } from '../android/packages.js';
 import { CLOCK_MOVE_ON_A_PHONE, emulatorPropertiesRead, sdkLevelRead } from '../android/properties.js';
 import { setAutoTime } from '../android/clock.js';
 import { runReads, settledRead, textRead } from '../android/shell-reads.js';
+import { clockSnapshotRead } from '../android/clock.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
 import { DeviceClock } from './device-clock.js';
@@ -90,41 +91,22 @@ export class DeviceSession {
     const { device, config } = options;
     const pkg = config.app.package;
     options.progress(`${device.serial}: checking ${pkg}`);
-    // Four reads in one shell invocation; their failures are reported in this order (a package
-    // that is not installed fails run-as too).
-    const [sdk, installed, runAs, qemu] = await runReads(
-      device,
-      [settledRead(sdkLevelRead(device.serial)), settledRead(packageInstalledRead(pkg)), settledRead(runAsCheckRead(pkg)), settledRead(emulatorPropertiesRead())],
-      { timeoutMs: config.timeouts.commandMs },
-    );
-    if (sdk.status === 'rejected') throw sdk.reason;
-    if (installed.status === 'rejected') throw installed.reason;
-    const apiLevel = sdk.value;
-    if (!installed.value) {
-      throw new DedupVerifyError(
-        ErrorCode.DeviceCommand,
-        `${pkg} is not installed on ${device.serial}. Install a debuggable build (e.g. \`./gradlew installDebug\`) or fix app.package in the config.`,
-      );
+    const clock = options.clock ?? systemClock;
+    // The logcat stream starts while the app is checked and the state saved: it reads only.
+    const observing = LogObserver.start(device, config.timeouts.commandMs, clock);
+    observing.catch(() => undefined);
+    let state: SavedDeviceState;
+    let apiLevel: number;
+    try {
+      ({ state, apiLevel } = await DeviceSession.checkAndSave(options));
+    } catch (e) {
+      await observing.then((o) => o.stop()).catch(() => undefined);
+      throw e;
     }
-    if (runAs.status === 'rejected') throw runAs.reason;
-    throwUnlessRunAs(runAs.value, device.serial, pkg);
-    // Said once per device, before anything moves its clock (auto_time goes to 0 below).
-    if (qemu.status === 'fulfilled' && !qemu.value.emulator) {
-      options.progress(`${device.serial}: warning: not an emulator (ro.boot.qemu and ro.kernel.qemu are not 1): ${CLOCK_MOVE_ON_A_PHONE}`);
-    }
-    options.progress(`${device.serial}: saving the device state`);
-    const state = await saveDeviceState(device, {
-      adb: options.adb,
-      pkg,
-      ...(config.database !== undefined && config.database.kind !== 'watermark' ? { databaseFile: config.database.file } : {}),
-      devicePort: config.feed.devicePort,
-      ...(options.freshDevice === true ? { freshDevice: true } : {}),
-    });
     let server: FixtureServer | undefined;
     let observer: LogObserver | undefined;
     let session: DeviceSession;
     try {
-      const clock = options.clock ?? systemClock;
       // auto_time, the reverse rule and the logcat stream do not depend on each other.
       const started = await Promise.allSettled([
         setAutoTime(device, '0'),
@@ -138,7 +120,7 @@ export class DeviceSession {
           server = s;
           await device.reverse(config.feed.devicePort, s.port);
         }),
-        LogObserver.start(device, config.timeouts.commandMs, clock).then((o) => {
+        observing.then((o) => {
           observer = o;
         }),
       ]);
@@ -160,6 +142,60 @@ export class DeviceSession {
       }
     }
     return session;
+  }
+
+  /**
+   * The app checked and the device state saved. The checks' reads and the state's (the clock,
+   * auto_time, the package's dumpsys) go in one shell invocation, the reverse rules (a host
+   * service) at once; the checks' failures are reported in this order (a package that is not
+   * installed fails run-as too), before anything is saved or changed.
+   */
+  private static async checkAndSave(options: SessionOptions): Promise<{ state: SavedDeviceState; apiLevel: number }> {
+    const { device, config } = options;
+    const pkg = config.app.package;
+    const [[sdk, installed, runAs, qemu, reading, info], reverses] = await Promise.all([
+      runReads(
+        device,
+        [
+          settledRead(sdkLevelRead(device.serial)),
+          settledRead(packageInstalledRead(pkg)),
+          settledRead(runAsCheckRead(pkg)),
+          settledRead(emulatorPropertiesRead()),
+          settledRead(clockSnapshotRead()),
+          settledRead(packageInfoRead(pkg)),
+        ],
+        { timeoutMs: config.timeouts.commandMs },
+      ),
+      device.listReverses().then(
+        (rules) => ({ rules }),
+        (e: unknown) => ({ error: e }),
+      ),
+    ]);
+    if (sdk.status === 'rejected') throw sdk.reason;
+    if (installed.status === 'rejected') throw installed.reason;
+    if (!installed.value) {
+      throw new DedupVerifyError(
+        ErrorCode.DeviceCommand,
+        `${pkg} is not installed on ${device.serial}. Install a debuggable build (e.g. \`./gradlew installDebug\`) or fix app.package in the config.`,
+      );
+    }
+    if (runAs.status === 'rejected') throw runAs.reason;
+    throwUnlessRunAs(runAs.value, device.serial, pkg);
+    // Said once per device, before anything moves its clock (auto_time goes to 0 below).
+    if (qemu.status === 'fulfilled' && !qemu.value.emulator) {
+      options.progress(`${device.serial}: warning: not an emulator (ro.boot.qemu and ro.kernel.qemu are not 1): ${CLOCK_MOVE_ON_A_PHONE}`);
+    }
+    options.progress(`${device.serial}: saving the device state`);
+    const state = await saveDeviceState(device, {
+      adb: options.adb,
+      pkg,
+      ...(config.database !== undefined && config.database.kind !== 'watermark' ? { databaseFile: config.database.file } : {}),
+      devicePort: config.feed.devicePort,
+      ...(options.freshDevice === true ? { freshDevice: true } : {}),
+      // What the state keeps, read with the checks (read again by the save when a read failed).
+      ...(reading.status === 'fulfilled' && info.status === 'fulfilled' && 'rules' in reverses ? { read: { reading: reading.value, info: info.value, reverses: reverses.rules } } : {}),
+    });
+    return { state, apiLevel: sdk.value };
   }
 
   /**

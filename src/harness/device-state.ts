@@ -35,6 +35,7 @@ import {
   setTimeCommand,
   setTimeTook,
   systemHostClock,
+  type ClockReading,
   type ClockSnapshot,
 } from '../android/clock.js';
 import { runEach, runReads } from '../android/shell-reads.js';
@@ -198,6 +199,8 @@ export async function saveDeviceState(
     env?: NodeJS.ProcessEnv;
     /** The device was created for this run (the embedded virtual device): an old state file for its serial is stale. */
     freshDevice?: boolean;
+    /** The clock, the package's dumpsys and the reverse rules, read by the caller just before (read here when not given). */
+    read?: { readonly reading: ClockReading; readonly info: PackageDump | null; readonly reverses: readonly ReverseRule[] };
   },
 ): Promise<SavedDeviceState> {
   const env = options.env ?? process.env;
@@ -215,7 +218,7 @@ export async function saveDeviceState(
   await mkdir(backupDir, { recursive: true });
   // The clock, auto_time and the package info in one shell invocation, the reverse rules (a host
   // service) at once; the package info before the backup force-stops the app.
-  const [[reading, info], reverses] = await Promise.all([runReads(device, [clockSnapshotRead(), packageInfoRead(options.pkg)]), device.listReverses()]);
+  const { reading, info, reverses } = options.read ?? (await readState(device, options.pkg));
   const clock = await completeClockSnapshot(device, reading);
   const appWasStopped = info?.users.find((u) => u.userId === 0)?.stopped ?? null;
   const runtimeGrants = info ? grantedRuntimePermissions(info) : [];
@@ -251,6 +254,15 @@ export async function saveDeviceState(
     }
     throw e;
   }
+}
+
+/**
+ * What a saved state keeps of the device: the clock, auto_time and the package's dumpsys in one
+ * shell invocation, the reverse rules (a host service) at once.
+ */
+async function readState(device: AndroidDevice, pkg: string): Promise<{ reading: ClockReading; info: PackageDump | null; reverses: readonly ReverseRule[] }> {
+  const [[reading, info], reverses] = await Promise.all([runReads(device, [clockSnapshotRead(), packageInfoRead(pkg)]), device.listReverses()]);
+  return { reading, info, reverses };
 }
 
 export interface RestoreReport {
