@@ -38,7 +38,11 @@ export async function checkRunAs(device: AndroidDevice, pkg: string): Promise<Ru
   return (await runReads(device, [runAsCheckRead(pkg)]))[0];
 }
 
-/** checkRunAs as a read that goes out with others (one shell invocation). */
+/**
+ * checkRunAs as a read that goes out with others (one shell invocation). run-as prints its
+ * refusal on stderr and exits 1 (system/core run-as/run-as.cpp, classifyRunAsError); `id -u`
+ * under it prints the app's uid.
+ */
 export function runAsCheckRead(pkg: string): ShellRead<RunAsCheck> {
   return {
     commands: [['run-as', assertPackageName(pkg), 'id', '-u']],
@@ -343,7 +347,8 @@ export async function backupDatabase(
 }
 
 /**
- * `am force-stop`, then the database copied as pullDatabase copies it, in one shell invocation.
+ * `am force-stop`, then the database copied as pullDatabase copies it, in one shell invocation
+ * (the app's processes are gone when force-stop returns: ActivityManagerService.forceStopPackage).
  * The copy counts only when the stop exited 0 (a run-as refusal fails the copy as readAppFile
  * does); a -wal that changed while it was read (it cannot once the app is stopped) is read again.
  */
@@ -576,6 +581,9 @@ export async function listAppTree(device: AndroidDevice, pkg: string, options: {
   if (options.stopFirst === true) {
     // `am force-stop` then the listing, in one shell invocation; the listing runs only when the
     // stop exited 0 (as two commands sent one after the other by a caller that stops at a failure).
+    // force-stop kills the app's processes before it returns (frameworks/base services/core/java/
+    // com/android/server/am/ActivityManagerService.java forceStopPackage → forceStopPackageLocked),
+    // so nothing of the app writes its files while they are listed and copied.
     const stop = forceStopCommand(pkg);
     const [stopped, listed] = await shellBatch(device, [stop, argv], { timeoutMs: 120_000, stopAfterFailure: true });
     if (stopped === undefined || stopped.exitCode !== 0 || listed === undefined) throw commandFailed(stop.join(' '), stopped ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });

@@ -137,7 +137,8 @@ export async function saveClock(device: AndroidDevice, host: HostClock = systemH
 export type ClockReading = Omit<ClockSnapshot, 'deviceTimeMs'> & { readonly deviceTimeMs: number | null };
 
 /**
- * `date +%s%3N` and `settings get global auto_time` as one read, to go out with others in one
+ * `date +%s%3N` and `settings get global auto_time` as one read (their outputs as the file
+ * comment says: toybox date.c, the SettingsProvider shell command's `null` for an unset key), to go out with others in one
  * shell invocation; make it just before sending it (the host time is taken when it is made and
  * when its results come back, and the device read happened in between: the middle is kept).
  */

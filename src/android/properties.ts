@@ -18,7 +18,10 @@ export async function getSdkLevel(device: AndroidDevice): Promise<number> {
   return (await runReads(device, [sdkLevelRead(device.serial)]))[0];
 }
 
-/** getSdkLevel as a read that goes out with others (one shell invocation). */
+/**
+ * getSdkLevel as a read that goes out with others (one shell invocation). `getprop NAME` prints
+ * the value and a newline, an empty line for an unset property (system/core toolbox/getprop.cpp).
+ */
 export function sdkLevelRead(serial: string): ShellRead<number> {
   const read = textRead(['getprop', 'ro.build.version.sdk']);
   return {
@@ -53,7 +56,11 @@ export interface EmulatorProperties {
   readonly kernelQemu: string;
 }
 
-/** readEmulatorProperties as a read that goes out with others (one shell invocation). */
+/**
+ * readEmulatorProperties as a read that goes out with others (one shell invocation): both
+ * properties in one command line, one value per line as getprop prints them (system/core
+ * toolbox/getprop.cpp; ro.boot.qemu from the emulator kernel's androidboot.qemu=1, above).
+ */
 export function emulatorPropertiesRead(): ShellRead<EmulatorProperties> {
   const line = 'getprop ro.boot.qemu; getprop ro.kernel.qemu';
   return {
