@@ -23,18 +23,23 @@ describe('WorkManager re-scheduling on a slow task thread (virtual device, real 
   this.timeout(180_000);
   const lab = virtualLab('dv-resched-spec-');
 
-  it('run: back-to-back and missed-run pass, each forced run waiting for the new job id, none refused', async () => {
-    const d = await lab.devices.start({ workManagerTaskDelayMs: TASK_DELAY_MS });
-    const out = join(lab.work, 'run');
-    const r = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--scenario', 'back-to-back', '--scenario', 'missed-run', '--out', out], {
+  /** `run --device SERIAL` of `scenarios` (exit 0 asserted); its history's run-finished events. */
+  async function runFinished(serial: string, name: string, scenarios: readonly string[]): Promise<{ type: string; outcome?: string }[]> {
+    const out = join(lab.work, name);
+    const r = await runCli(['run', '--device', serial, '--config', CONFIG, ...scenarios.flatMap((s) => ['--scenario', s]), '--out', out], {
       env: { ANDROID_ADB_SERVER_PORT: String(lab.adb.port) },
     });
     expect(r.code, r.stderr.slice(-3000)).to.equal(0);
-    const events = (await readFile(join(out, 'history.jsonl'), 'utf8'))
+    return (await readFile(join(out, 'history.jsonl'), 'utf8'))
       .split('\n')
       .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as { type: string; outcome?: string });
-    const finished = events.filter((e) => e.type === 'run-finished');
+      .map((l) => JSON.parse(l) as { type: string; outcome?: string })
+      .filter((e) => e.type === 'run-finished');
+  }
+
+  it('run: back-to-back and missed-run pass, each forced run waiting for the new job id, none refused', async () => {
+    const d = await lab.devices.start({ workManagerTaskDelayMs: TASK_DELAY_MS });
+    const finished = await runFinished(d.serial, 'run', ['back-to-back', 'missed-run']);
     // back-to-back forces two runs and missed-run more: every one ran, none was refused.
     expect(finished.length).to.be.at.least(4);
     expect(finished.map((e) => e.outcome)).to.not.include('refused');
@@ -46,16 +51,8 @@ describe('WorkManager re-scheduling on a slow task thread (virtual device, real 
     // WorkManager's task thread then cancels it and schedules the work under a new id. Every run
     // of the scenario after a retry falls in that window here.
     const d = await lab.devices.start({ workManagerTaskDelayMs: TASK_DELAY_MS });
-    const out = join(lab.work, 'retry');
-    const r = await runCli(['run', '--device', d.serial, '--config', CONFIG, '--scenario', 'retry-classification', '--out', out], {
-      env: { ANDROID_ADB_SERVER_PORT: String(lab.adb.port) },
-    });
-    expect(r.code, r.stderr.slice(-3000)).to.equal(0);
-    const events = (await readFile(join(out, 'history.jsonl'), 'utf8'))
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as { type: string; outcome?: string });
-    expect(events.filter((e) => e.type === 'run-finished').map((e) => e.outcome)).to.not.include('refused');
+    const finished = await runFinished(d.serial, 'retry', ['retry-classification']);
+    expect(finished.map((e) => e.outcome)).to.not.include('refused');
   });
 
   it('doctor right after its own probe run: the periodic work check waits for the job the task thread registers', async () => {

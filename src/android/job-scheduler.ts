@@ -160,9 +160,8 @@ export function jobStateCommand(request: JobStateRequest): string[] {
 }
 
 /** `cmd jobscheduler get-job-state [-n NS] PKG ID`. */
-export async function getJobState(device: AndroidDevice, request: JobStateRequest): Promise<JobState> {
-  const result = await device.shell(jobStateCommand(request));
-  return parseJobState(result.stdout.toString('utf8'), result.stderr, result.exitCode);
+export function getJobState(device: AndroidDevice, request: JobStateRequest): Promise<JobState> {
+  return getJobStateWith(device, request, []);
 }
 
 /**

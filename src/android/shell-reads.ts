@@ -2,7 +2,10 @@
  * Reads of Android's shell tools that go out together: each read names the shell commands it needs
  * and what to make of their results, and `runReads` sends the commands of several reads in one
  * shell invocation (src/device/shell-batch.ts: one adb round trip, each command's stdout, stderr
- * and exit status given back apart), then lets each read parse its own results.
+ * and exit status given back apart; adbd runs the invocation's line with `/system/bin/sh -c`,
+ * platform_system_core platform-tools-29.0.6 adb/daemon/shell_service.cpp Subprocess::ForkAndExec),
+ * then lets each read parse its own results. Nothing here knows an Android command: what each
+ * command prints is the business of the read that names it, where its source is cited.
  */
 import { commandFailed, type AndroidDevice, type ShellResult } from '../device/android-device.js';
 import { shellBatch, type BatchCommand, type BatchOptions } from '../device/shell-batch.js';
