@@ -29,7 +29,8 @@ describe('WorkManager re-scheduling on a slow task thread (virtual device, real 
     const r = await runCli(['run', '--device', serial, '--config', CONFIG, ...scenarios.flatMap((s) => ['--scenario', s]), '--out', out], {
       env: { ANDROID_ADB_SERVER_PORT: String(lab.adb.port) },
     });
-    expect(r.code, r.stderr.slice(-3000)).to.equal(0);
+    const report = r.code === 0 ? '' : await readFile(join(out, 'report.json'), 'utf8').catch(() => '');
+    expect(r.code, `${r.stderr.slice(-3000)}\n${report.slice(0, 6000)}`).to.equal(0);
     return (await readFile(join(out, 'history.jsonl'), 'utf8'))
       .split('\n')
       .filter((l) => l !== '')
