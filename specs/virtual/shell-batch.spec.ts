@@ -87,6 +87,20 @@ describe('shell batch against a virtual device', () => {
         ]);
       });
 
+      it('a sequence goes on after a failing command whose flag is false, and stops after one whose flag is true', async () => {
+        const ran = await shellBatch(device(), [['true'], ['cat', '/data/local/tmp/seq-no-such-file'], ['echo', 'read after'], 'exit 5', ['touch', '/data/local/tmp/seq-not-run-2']], {
+          stopAfterFailure: [true, false, true, true, true],
+        });
+        expect(ran.map((r) => [r.stdout.toString(), r.exitCode])).to.deep.equal([
+          ['', 0],
+          ['', 1],
+          ['read after\n', 0],
+          ['', 5],
+        ]);
+        expect(ran[1]!.stderr).to.match(/No such file or directory/);
+        expect((await device().shell(['ls', '/data/local/tmp/seq-not-run-2'])).exitCode).to.equal(1);
+      });
+
       it('keeps going after a command that exits the shell', async () => {
         const results = await shellBatch(device(), ['exit 9', ['echo', 'after']]);
         expect(results[0]!.exitCode).to.equal(9);

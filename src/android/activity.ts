@@ -13,6 +13,7 @@ import { commandFailed, type AndroidDevice, type ShellResult } from '../device/a
 import { buildShellCommand } from '../device/shell-quote.js';
 import { assertComponentName, assertPackageName } from './names.js';
 import { parseBroadcastResult, parseStartActivity, type BroadcastResult } from './parsers/activity-manager.js';
+import { waitLoop } from './job-scheduler.js';
 
 /** `am start -n COMPONENT` (with `-W`, waits until the launch completes). */
 export async function startActivity(device: AndroidDevice, component: string, options: { wait?: boolean } = {}): Promise<void> {
@@ -78,6 +79,17 @@ export async function forceStop(device: AndroidDevice, pkg: string): Promise<voi
 /** The words of `am force-stop PKG`. */
 export function forceStopCommand(pkg: string): string[] {
   return ['am', 'force-stop', assertPackageName(pkg)];
+}
+
+/**
+ * A device shell line that waits, on the device, until no process of `pkg` is left: `pidof`
+ * exits 1 when it finds none (toybox toys/posix/ps.c pidof_main: `toys.exitval = 1` unless a
+ * process was printed), asked again after short pauses (waitLoop); exit 1 when one is still there
+ * after `deadlineMs`, else 0. Read-only. Sent after a kill in the same invocation, it holds back
+ * the reads that follow until the process is gone, as a separate `pidof` after the kill would.
+ */
+export function awaitProcessGoneCommand(pkg: string, deadlineMs: number): string {
+  return waitLoop('while', `pidof ${assertPackageName(pkg)} >/dev/null 2>&1`, deadlineMs, 'exit 1');
 }
 
 /** Throws what forceStop throws when `am force-stop` (sent as `argv`) did not exit 0. */

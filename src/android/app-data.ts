@@ -136,7 +136,8 @@ function appFileOf(serial: string, pkg: string, relativePath: string, argv: read
 
 /**
  * Writes `data` to a file under the app's data directory, atomically (temp file + mv), and
- * verifies it by reading it back. First through stdin (`run-as PKG sh -c 'cat > TMP && mv …'`);
+ * verifies it by reading it back (unless `readBack` is false: the caller reads it back itself, as
+ * editDatabase does with its copy of the database). First through stdin (`run-as PKG sh -c 'cat > TMP && mv …'`);
  * if that is refused, through a pushed copy in /data/local/tmp and `run-as PKG cp`.
  * `alsoRemove` lists files deleted in the same step (stale -wal/-shm).
  */
@@ -146,7 +147,7 @@ export async function writeAppFile(
   relativePath: string,
   data: Buffer,
   alsoRemove: readonly string[] = [],
-  options: { readonly mode?: number } = {},
+  options: { readonly mode?: number; readonly readBack?: boolean } = {},
 ): Promise<void> {
   assertPackageName(pkg);
   const target = appOperand(relativePath);
@@ -173,6 +174,7 @@ export async function writeAppFile(
       await device.shell(['rm', '-f', staged]);
     }
   }
+  if (options.readBack === false) return;
   const back = await readAppFile(device, pkg, target);
   if (back === null || sha256(back) !== sha256(data)) {
     throw new DedupVerifyError(
@@ -376,19 +378,22 @@ export interface DeleteRowsResult {
   readonly backup: DatabaseBackup;
   readonly deletedRows: number;
   readonly remainingRows: number;
+  /** Every row of the table after the edit, read from the device's copy (editDatabase). */
+  readonly rows: Row[];
 }
 
 /**
  * One change of the app's database, made on a copy (see the file comment): `apply` runs on a
  * host copy of the backup, the copy goes back with the app stopped, and `verify` runs on a
- * fresh copy pulled from the device afterwards (it throws when the change is not there). The
- * app is left stopped.
+ * fresh copy pulled from the device afterwards (it throws when the change is not there), whose
+ * main file must be the bytes written (no separate read-back of the write). The app is left
+ * stopped. `rows`: every row of `request.table` on that copy (what the table now holds), when a table is named.
  */
 export async function editDatabase<A, V>(
   device: AndroidDevice,
-  request: { readonly pkg: string; readonly db: string; readonly backupDir: string; readonly now?: () => number },
+  request: { readonly pkg: string; readonly db: string; readonly table?: string; readonly backupDir: string; readonly now?: () => number },
   edit: { readonly apply: (db: Database.Database) => A; readonly verify: (db: Database.Database, backup: DatabaseBackup) => V },
-): Promise<{ readonly backup: DatabaseBackup; readonly applied: A; readonly verified: V }> {
+): Promise<{ readonly backup: DatabaseBackup; readonly applied: A; readonly verified: V; readonly rows: Row[] | undefined }> {
   const backup = await backupDatabase(device, request);
   const work = await mkdtemp(join(tmpdir(), 'dv-edit-'));
   try {
@@ -402,15 +407,26 @@ export async function editDatabase<A, V>(
     });
     const edited = await readFile(dbPath);
     const side = [...SQLITE_SIDE_FILES, '-journal'].map((suffix) => `${backup.db}${suffix}`);
-    await writeAppFile(device, request.pkg, backup.db, edited, side);
-    // Verify on a fresh copy from the device: no WAL left behind, and the change is there.
+    await writeAppFile(device, request.pkg, backup.db, edited, side, { readBack: false });
+    // Verify on a fresh copy from the device: the bytes written, no WAL left behind, and the change is there.
     const check = await pullDatabase(device, { pkg: request.pkg, db: backup.db });
     try {
+      const back = await readFile(check.dbPath);
+      if (sha256(back) !== sha256(edited)) {
+        throw new DedupVerifyError(
+          ErrorCode.DeviceCommand,
+          `Wrote ${backup.db} of ${request.pkg} on ${device.serial} but reading it back gave ${back.length} different bytes; the backup is in ${backup.dir}.`,
+        );
+      }
       if (check.hasWal) {
         throw new DedupVerifyError(ErrorCode.DeviceCommand, `${backup.db}-wal of ${request.pkg} reappeared after the edit; is the app still running? The backup is in ${backup.dir}.`);
       }
-      const verified = withDatabase(check.dbPath, true, (db) => edit.verify(db, backup));
-      return { backup, applied, verified };
+      const table = request.table;
+      const { verified, rows } = withDatabase(check.dbPath, true, (db) => ({
+        verified: edit.verify(db, backup),
+        rows: table === undefined ? undefined : (db.prepare(`SELECT * FROM ${quoteSqlIdentifier(table)}`).all() as Row[]),
+      }));
+      return { backup, applied, verified, rows };
     } finally {
       await check.cleanup();
     }
@@ -424,7 +440,7 @@ export async function deleteRows(device: AndroidDevice, request: DeleteRowsReque
   const table = quoteSqlIdentifier(request.table);
   const condition = request.where ? ` WHERE ${request.where}` : '';
   const params = request.params ?? [];
-  const { backup, applied, verified } = await editDatabase(device, request, {
+  const { backup, applied, verified, rows } = await editDatabase(device, request, {
     apply: (db) => db.prepare(`DELETE FROM ${table}${condition}`).run(...params).changes,
     verify: (db, saved) => {
       const left = (db.prepare(`SELECT count(*) AS n FROM ${table}${condition}`).get(...params) as { n: number }).n;
@@ -434,7 +450,7 @@ export async function deleteRows(device: AndroidDevice, request: DeleteRowsReque
       return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     },
   });
-  return { backup, deletedRows: applied, remainingRows: verified };
+  return { backup, deletedRows: applied, remainingRows: verified, rows: rows ?? [] };
 }
 
 export interface UpdateRowsRequest extends DeleteRowsRequest {
@@ -446,6 +462,8 @@ export interface UpdateRowsResult {
   readonly backup: DatabaseBackup;
   /** Rows the condition matched (SQLite counts a row set to the value it had as changed). */
   readonly updatedRows: number;
+  /** Every row of the table after the edit, read from the device's copy (editDatabase). */
+  readonly rows: Row[];
 }
 
 /** Sets one column of the matching rows safely (see the file comment). The app is left stopped. */
@@ -454,7 +472,7 @@ export async function updateRows(device: AndroidDevice, request: UpdateRowsReque
   const column = quoteSqlIdentifier(request.set.column);
   const condition = request.where ? ` WHERE ${request.where}` : '';
   const params = request.params ?? [];
-  const { backup, applied } = await editDatabase(device, request, {
+  const { backup, applied, rows } = await editDatabase(device, request, {
     apply: (db) => db.prepare(`UPDATE ${table} SET ${column} = ?${condition}`).run(request.set.value, ...params).changes,
     verify: (db, saved) => {
       const left = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE (${request.where ?? '1'}) AND ${column} IS NOT ?`).get(...params, request.set.value) as { n: number }).n;
@@ -463,7 +481,7 @@ export async function updateRows(device: AndroidDevice, request: UpdateRowsReque
       }
     },
   });
-  return { backup, updatedRows: applied };
+  return { backup, updatedRows: applied, rows: rows ?? [] };
 }
 
 /** Puts a backed-up database back exactly (main and -wal; -shm is rebuilt by SQLite). */

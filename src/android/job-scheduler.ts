@@ -191,7 +191,7 @@ const REREGISTER_GRACE_MS = 500;
  * DEVICE_WAIT_POLL_MS) and ask again; once at least `deadlineMs` of pauses went by, `onDeadline`
  * (an `exit N` of the subshell the command runs in).
  */
-function waitLoop(keyword: 'while' | 'until', condition: string, deadlineMs: number, onDeadline: string): string {
+export function waitLoop(keyword: 'while' | 'until', condition: string, deadlineMs: number, onDeadline: string): string {
   const first = DEVICE_WAIT_FIRST_PAUSES_MS.reduce((a, b) => a + b, 0);
   const polls = DEVICE_WAIT_FIRST_PAUSES_MS.length + Math.max(0, Math.ceil((deadlineMs - first) / DEVICE_WAIT_POLL_MS));
   const cases = DEVICE_WAIT_FIRST_PAUSES_MS.map((ms, i) => `${i}) __dv_s=${ms / 1000};;`).join(' ');

@@ -222,10 +222,11 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
    * given with it (the caller's step for that command), in order; the commands after a failing
    * one did not run and leave no record. Results: one per command run. A step's `startedAt`
    * replaces the clock's reading as its start time (a command that runs after one that moved
-   * the device clock starts at the time that one set).
+   * the device clock starts at the time that one set). A step with `goOnAfterFailure` (a read at
+   * the sequence's end whose failure is its result) does not end it when it fails.
    */
   async shellSequence(
-    steps: readonly { readonly command: BatchCommand; readonly context?: C; readonly startedAt?: number }[],
+    steps: readonly { readonly command: BatchCommand; readonly context?: C; readonly startedAt?: number; readonly goOnAfterFailure?: boolean }[],
     options: Omit<BatchOptions, 'stopAfterFailure'> = {},
   ): Promise<ShellResult[]> {
     const records = steps.map((step, i) =>
@@ -238,7 +239,8 @@ export class RecordingDevice<C = undefined> implements AndroidDevice {
     );
     let results: ShellResult[];
     try {
-      results = await sendBatch(this.inner, steps.map((s) => s.command), { ...options, stopAfterFailure: true });
+      const stopAfterFailure = steps.some((s) => s.goOnAfterFailure === true) ? steps.map((s) => s.goOnAfterFailure !== true) : true;
+      results = await sendBatch(this.inner, steps.map((s) => s.command), { ...options, stopAfterFailure });
     } catch (e) {
       const error = describeError(e);
       for (const record of records) this.finish(record, { error });

@@ -24,7 +24,9 @@
  * the device go together only as a sequence (`stopAfterFailure`): each runs only when the one
  * before it exited 0, as if sent one after another by a caller that stops at the first failure;
  * after a failing command the script prints that command's markers and exits, and the results
- * end with it. A caller that records the commands it sends records each of them
+ * end with it. A sequence may name commands whose failure does not end it (`stopAfterFailure` as
+ * one flag per command: reads at its end, whose failure is their result, as a -wal that is not
+ * there): the commands after such a one run whatever its status. A caller that records the commands it sends records each of them
  * (RecordingDevice.shellBatch, RecordingDevice.shellSequence).
  */
 import { randomBytes } from 'node:crypto';
@@ -46,9 +48,10 @@ export interface BatchOptions {
   readonly nonce?: string;
   /**
    * Each command runs only when the one before it exited 0; the results end at the first that
-   * did not (fewer results than commands). For commands that change the device.
+   * did not (fewer results than commands). For commands that change the device. One flag per
+   * command: only a failure of a command whose flag is true ends the sequence.
    */
-  readonly stopAfterFailure?: boolean;
+  readonly stopAfterFailure?: boolean | readonly boolean[];
 }
 
 const MARKER_PREFIX = '__DV_B_';
@@ -58,7 +61,7 @@ export function isBatchingDevice(device: AndroidDevice): device is BatchingDevic
 }
 
 /** The script that runs `commands` in order, each followed by its markers (see the file comment). */
-export function buildBatchScript(commands: readonly BatchCommand[], nonce: string, stopAfterFailure = false): string {
+export function buildBatchScript(commands: readonly BatchCommand[], nonce: string, stopAfterFailure: boolean | readonly boolean[] = false): string {
   if (!/^[0-9a-f]{16,}$/.test(nonce)) throw new DedupVerifyError(ErrorCode.Internal, `batch marker nonce must be 16+ hex digits, got "${nonce}"`);
   if (commands.length === 0) throw new DedupVerifyError(ErrorCode.Internal, 'An empty batch cannot be sent to the device shell.');
   return commands
@@ -67,10 +70,15 @@ export function buildBatchScript(commands: readonly BatchCommand[], nonce: strin
       return (
         `( ${toCommandLine(command)}\n) </dev/null; __dv_r=$?; echo; echo "${MARKER_PREFIX}""${nonce}""_${n}_$__dv_r"; ` +
         `echo >&2; echo "${MARKER_PREFIX}""${nonce}""_${n}" >&2` +
-        (stopAfterFailure && n < commands.length ? '; [ "$__dv_r" = 0 ] || exit 0' : '')
+        (stopsAfterFailure(stopAfterFailure, i) && n < commands.length ? '; [ "$__dv_r" = 0 ] || exit 0' : '')
       );
     })
     .join('\n');
+}
+
+/** Whether a failure of the command at `index` ends the sequence (see BatchOptions.stopAfterFailure). */
+function stopsAfterFailure(stopAfterFailure: boolean | readonly boolean[], index: number): boolean {
+  return typeof stopAfterFailure === 'boolean' ? stopAfterFailure : stopAfterFailure[index] === true;
 }
 
 /**
@@ -78,7 +86,7 @@ export function buildBatchScript(commands: readonly BatchCommand[], nonce: strin
  * Throws when a marker is missing (the invocation ended part-way: the device went away, or the
  * shell was killed).
  */
-export function parseBatchOutput(stdout: Buffer, stderr: Buffer | string, nonce: string, count: number, stopAfterFailure = false): ShellResult[] {
+export function parseBatchOutput(stdout: Buffer, stderr: Buffer | string, nonce: string, count: number, stopAfterFailure: boolean | readonly boolean[] = false): ShellResult[] {
   // latin1 maps each byte to one UTF-16 unit, so string indexes are byte offsets.
   const out = stdout.toString('latin1');
   const errBytes = typeof stderr === 'string' ? Buffer.from(stderr, 'utf8') : stderr;
@@ -109,7 +117,7 @@ export function parseBatchOutput(stdout: Buffer, stderr: Buffer | string, nonce:
     outAt = o.index + o[0].length;
     errAt = e.index + e[0].length;
     // A sequence stops after its first failing command: the commands after it did not run.
-    if (stopAfterFailure && results[results.length - 1]!.exitCode !== 0) break;
+    if (stopsAfterFailure(stopAfterFailure, n - 1) && results[results.length - 1]!.exitCode !== 0) break;
   }
   return results;
 }
@@ -129,7 +137,7 @@ export async function sendBatch(device: AndroidDevice, commands: readonly BatchC
   const shellOptions: ShellOptions = options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {};
   if (commands.length === 1) return [await device.shell(commands[0]!, shellOptions)];
   const nonce = options.nonce ?? randomBytes(16).toString('hex');
-  const stop = options.stopAfterFailure === true;
+  const stop = options.stopAfterFailure ?? false;
   const result = await device.shell(buildBatchScript(commands, nonce, stop), shellOptions);
   return parseBatchOutput(result.stdout, result.stderr, nonce, commands.length, stop);
 }

@@ -5,13 +5,12 @@
  */
 import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, hasNotificationPermission, packageInfoCommand, packageInfoFrom, setRuntimePermission } from '../android/packages.js';
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
-import { broadcastCommand, broadcastResultFrom, checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
+import { awaitProcessGoneCommand, broadcastCommand, broadcastResultFrom, checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
 import type { KillMethod } from './harness.js';
 import type { ObservedLine } from './log-observer.js';
 import type { ActionLabel } from './command-log.js';
 import type { DeviceSteps, SequenceStep } from './device-steps.js';
 import type { ShellResult } from '../device/android-device.js';
-import { runReads, type ShellRead } from '../android/shell-reads.js';
 
 /** How long a killed process's death line is waited for at least before `pidof` is asked instead. */
 const DEATH_LINE_MIN_WAIT_MS = 1_000;
@@ -127,46 +126,57 @@ export class AppControl {
     return rest;
   }
 
-  /**
-   * Kills the app process while the worker is held, and checks it is really gone (a kill that
-   * did not take would let the worker go on unobserved), with the log stream synced up to then.
-   */
   /** The words of the read of the app's pid (`pidof PKG`), which kill() needs for a `signal` kill. */
   pidCommand(): string[] {
     return ['pidof', this.pkg];
   }
 
   /**
+   * Kills the app process while the worker is held, and checks it is really gone (a kill that
+   * did not take would let the worker go on unobserved), with the log stream synced up to then.
+   * One shell invocation: the kill, a wait on the device until no process of the app is left
+   * (awaitProcessGoneCommand), the sync marker (after a force-stop, whose process leaves no death
+   * line) and the read-only `after` (the reads the harness makes after the run), which run only
+   * once the process is gone; their results are returned, as many as ran.
+   *
    * `pid`: the app's pid as `pidof` printed it once the run started (sent with the run command),
    * for a `signal` kill; asked here when not given.
    */
-  async kill(method: KillMethod, label: ActionLabel, pid?: string): Promise<string[]> {
+  async kill(method: KillMethod, label: ActionLabel, pid?: string, after: readonly SequenceStep[] = []): Promise<{ argv: string[]; after: ShellResult[] }> {
     const steps = this.steps;
     const { observer, clock } = steps.ctx;
     const commandMs = steps.config.timeouts.commandMs;
-    const pids = async (): Promise<string> => (await steps.device.shell(this.pidCommand())).stdout.toString('utf8').trim();
+    const gone: SequenceStep = { label: { readOnly: true }, argv: awaitProcessGoneCommand(this.pkg, commandMs) };
+    const from = observer.position;
+    const sentAt = clock.monotonic();
     let argv: string[];
+    // The results of the wait, and of `after` (after the marker, when there is one).
+    let wait: ShellResult | undefined;
+    let afterResults: ShellResult[];
+    let marker: ReturnType<typeof observer.marker> | undefined;
     switch (method) {
-      case 'force-stop':
-        argv = ['am', 'force-stop', this.pkg];
-        await steps.act(label, () => forceStop(steps.device, this.pkg));
+      case 'force-stop': {
+        // `am force-stop` returns once the package's processes are gone (see restart), which
+        // log no death line: the sync marker says the stream holds every line they logged.
+        argv = forceStopCommand(this.pkg);
+        marker = observer.marker();
+        const markerStep: SequenceStep = { label: { readOnly: true }, argv: marker.read.commands[0]! };
+        const [stopped, ...rest] = await steps.actInSequence([{ label, argv }, gone, markerStep, ...after], { timeoutMs: 2 * commandMs });
+        if (stopped === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+        checkForceStop(argv, stopped);
+        wait = rest[0];
+        afterResults = rest.slice(2);
         break;
+      }
       case 'signal': {
-        pid ??= await pids();
+        pid ??= await this.pid();
         if (!/^\d+$/.test(pid)) throw new DedupVerifyError(ErrorCode.DeviceCommand, `no single process of ${this.pkg} to kill (pidof printed "${pid}")`);
         argv = ['run-as', this.pkg, 'kill', runAsKillSignal(steps.apiLevel), pid];
-        const from = observer.position;
-        const sentAt = clock.monotonic();
-        await steps.act(label, () => steps.device.shellText(argv));
-        // A process that dies without ActivityManager killing it is reported by
-        // ActivityManagerService.appDiedLocked: reportUidInfoMessageLocked(TAG, "Process " +
-        // app.processName + " (pid " + pid + ") has died: " + …), which Slog.i's it to the system
-        // log (frameworks/base services/core/java/com/android/server/am/ActivityManagerService.java).
-        // That line in the session's stream says the process is gone, and comes after every line
-        // the process logged: no `pidof` and no sync marker are then needed.
-        const waitMs = Math.min(commandMs, Math.max(DEATH_LINE_MIN_WAIT_MS, 4 * (clock.monotonic() - sentAt)));
-        const died = (l: ObservedLine): boolean => l.tag === 'ActivityManager' && l.message.startsWith(`Process ${this.pkg} (pid ${pid}) has died`);
-        if (await observer.waitFor(from, died, waitMs, `the death of ${this.pkg} (pid ${pid})`).then(() => true, () => false)) return argv;
+        const [killed, ...rest] = await steps.actInSequence([{ label, argv }, gone, ...after], { timeoutMs: 2 * commandMs });
+        if (killed === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run`);
+        succeeded(argv, killed);
+        wait = rest[0];
+        afterResults = rest.slice(1);
         break;
       }
       default: {
@@ -174,19 +184,32 @@ export class AppControl {
         throw new Error(`unknown kill method ${String(unreachable)}`);
       }
     }
-    // Whether the process is gone (asked of the shell when the stream has not said so), and every
-    // line it logged before it died (a sync marker), in one shell invocation.
-    const marker = observer.marker();
-    const pidRead: ShellRead<string> = { commands: [this.pidCommand()], parse: ([r]) => r?.stdout.toString('utf8').trim() ?? '' };
-    const [left] = await runReads(steps.device, [pidRead, marker.read]);
-    await marker.arrived(commandMs);
-    if (left !== '') {
+    if (wait === undefined || wait.exitCode !== 0) {
+      const left = await this.pid();
       throw new DedupVerifyError(
         ErrorCode.DeviceCommand,
-        `\`${argv.join(' ')}\` left ${this.pkg} running (pid ${left}); the kill point cannot be observed on this device.`,
+        `\`${argv.join(' ')}\` left ${this.pkg} running (pid ${left || '?'}); the kill point cannot be observed on this device.`,
       );
     }
-    return argv;
+    if (marker !== undefined) {
+      await marker.arrived(commandMs);
+      return { argv, after: afterResults };
+    }
+    // A process that dies without ActivityManager killing it is reported by
+    // ActivityManagerService.appDiedLocked: reportUidInfoMessageLocked(TAG, "Process " +
+    // app.processName + " (pid " + pid + ") has died: " + …), which Slog.i's it to the system
+    // log (frameworks/base services/core/java/com/android/server/am/ActivityManagerService.java).
+    // That line in the session's stream says the process is gone, and comes after every line
+    // the process logged: no sync marker is then needed.
+    const waitMs = Math.min(commandMs, Math.max(DEATH_LINE_MIN_WAIT_MS, 4 * (clock.monotonic() - sentAt)));
+    const died = (l: ObservedLine): boolean => l.tag === 'ActivityManager' && l.message.startsWith(`Process ${this.pkg} (pid ${pid}) has died`);
+    if (!(await observer.waitFor(from, died, waitMs, `the death of ${this.pkg} (pid ${pid})`).then(() => true, () => false))) await observer.sync(commandMs);
+    return { argv, after: afterResults };
+  }
+
+  /** The app's pid as `pidof` prints it (empty when it has no process). */
+  private async pid(): Promise<string> {
+    return (await this.steps.device.shell(this.pidCommand())).stdout.toString('utf8').trim();
   }
 }
 

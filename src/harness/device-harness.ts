@@ -16,7 +16,7 @@ import type { HistoryEvent, OutcomeSource } from '../history/events.js';
 import { ErrorCode, hasErrorCode } from '../errors.js';
 import { parseNotificationEnqueue } from '../android/parsers/notification-events.js';
 import { isAppPost, observeJournal, observeLogLines, observeRunEnd, stripQuery, type ObservationContext, type RunWindow } from './run-observation.js';
-import type { DbSnapshot, FaultPlan, ForceRunOptions, Harness, ItemSpec, Journal, RunOutcome, RunResult, ServedItem, ServerEffect, WorkSnapshot } from './harness.js';
+import type { DbSnapshot, FaultPlan, ForceRunOptions, Harness, ItemSpec, Journal, RunOutcome, ReadWorkOptions, RunResult, ServedItem, ServerEffect, WorkSnapshot } from './harness.js';
 import type { ObservedLine } from './log-observer.js';
 import type { ReproStep } from './actions.js';
 import type { ActionLabel } from './command-log.js';
@@ -139,8 +139,8 @@ export class DeviceHarness implements Harness {
     return this.scheduling.openGuard();
   }
 
-  readWork(label?: string): Promise<WorkSnapshot> {
-    return this.scheduling.readWork(label);
+  readWork(label?: string, options?: ReadWorkOptions): Promise<WorkSnapshot> {
+    return this.scheduling.readWork(label, options);
   }
 
   // ---------------------------------------------------------------- the forced run (docs/design.md §3)
@@ -198,11 +198,15 @@ export class DeviceHarness implements Harness {
       const path = this.feed.routePath(kill.route);
       const [pidof] = started.afterSend;
       const pid = pidof?.exitCode === 0 ? pidof.stdout.toString('utf8').trim() : undefined;
-      const argv = await this.app.kill(
+      // The reads after the killed run go in the kill's invocation, once the process is gone.
+      const reads = this.scheduling.readsWith?.(this.store.keysRead());
+      const { argv, after } = await this.app.kill(
         kill.kill,
         { action: 'kill', run, heldRequest: { path, nth: kill.nth }, detail: `run ${run} killed while request ${kill.nth} to ${path} was held` },
         pid !== undefined && /^\d+$/.test(pid) ? pid : undefined,
+        reads?.steps ?? [],
       );
+      reads?.keep(after);
       evidence.push(`$ ${argv.join(' ')}`);
       this.ctx.server.release();
       return finish('killed');

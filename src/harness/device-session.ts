@@ -63,6 +63,13 @@ export interface ScenarioOutcome {
   readonly repro: readonly ReproStep[];
 }
 
+/** The device's clock as a `date` printed it during a command sent at host time `before` and answered at `after`. */
+interface DeviceTimeReading {
+  readonly deviceMs: number;
+  readonly before: number;
+  readonly after: number;
+}
+
 export class DeviceSession {
   private runCounter = 0;
   private closed = false;
@@ -97,8 +104,9 @@ export class DeviceSession {
     observing.catch(() => undefined);
     let state: SavedDeviceState;
     let apiLevel: number;
+    let deviceTime: DeviceTimeReading | undefined;
     try {
-      ({ state, apiLevel } = await DeviceSession.checkAndSave(options));
+      ({ state, apiLevel, deviceTime } = await DeviceSession.checkAndSave(options, clock));
     } catch (e) {
       await observing.then((o) => o.stop()).catch(() => undefined);
       throw e;
@@ -127,6 +135,9 @@ export class DeviceSession {
       for (const r of started) if (r.status === 'rejected') throw r.reason;
       if (server === undefined || observer === undefined) throw new DedupVerifyError(ErrorCode.Internal, 'the session was not set up');
       session = new DeviceSession(device, config, apiLevel, server, observer, state, options.progress, options.signal ?? new AbortController().signal, options.evidenceDir, clock);
+      // The `date` read with the checks measures the device clock: the first scenario's first
+      // device time costs no `date` of its own.
+      if (deviceTime !== undefined) session.deviceClock.measured(deviceTime.deviceMs, deviceTime.before, deviceTime.after);
     } catch (e) {
       await observer?.stop().catch(() => undefined);
       await server?.close().catch(() => undefined);
@@ -150,9 +161,11 @@ export class DeviceSession {
    * service) at once; the checks' failures are reported in this order (a package that is not
    * installed fails run-as too), before anything is saved or changed.
    */
-  private static async checkAndSave(options: SessionOptions): Promise<{ state: SavedDeviceState; apiLevel: number }> {
+  private static async checkAndSave(options: SessionOptions, clock: HostClock): Promise<{ state: SavedDeviceState; apiLevel: number; deviceTime: DeviceTimeReading | undefined }> {
     const { device, config } = options;
     const pkg = config.app.package;
+    const before = clock.now();
+    let after = before;
     const [[sdk, installed, runAs, qemu, reading, info], reverses] = await Promise.all([
       runReads(
         device,
@@ -165,7 +178,9 @@ export class DeviceSession {
           settledRead(packageInfoRead(pkg)),
         ],
         { timeoutMs: config.timeouts.commandMs },
-      ),
+      ).finally(() => {
+        after = clock.now();
+      }),
       device.listReverses().then(
         (rules) => ({ rules }),
         (e: unknown) => ({ error: e }),
@@ -195,7 +210,8 @@ export class DeviceSession {
       // What the state keeps, read with the checks (read again by the save when a read failed).
       ...(reading.status === 'fulfilled' && info.status === 'fulfilled' && 'rules' in reverses ? { read: { reading: reading.value, info: info.value, reverses: reverses.rules } } : {}),
     });
-    return { state, apiLevel: sdk.value };
+    const deviceMs = reading.status === 'fulfilled' ? reading.value.deviceTimeMs : null;
+    return { state, apiLevel: sdk.value, deviceTime: deviceMs !== null ? { deviceMs, before, after } : undefined };
   }
 
   /**

@@ -26,6 +26,11 @@ export interface SequenceStep {
   readonly label: ActionLabel;
   /** The words, or a command line the harness built (a read-only wait, labelled `readOnly`). */
   readonly argv: BatchCommand;
+  /**
+   * A read whose failure is its result (a -wal that is not there): the commands after it run
+   * whatever its status. Only reads after every change of the sequence may say so.
+   */
+  readonly goOnAfterFailure?: boolean;
 }
 
 /** How many of the last commands roundTripMs looks at. */
@@ -160,7 +165,12 @@ export class DeviceSteps {
   private async sendSequence(steps: readonly (SequenceStep & { readonly startedAt?: number })[], options: { readonly timeoutMs?: number }): Promise<ShellResult[]> {
     try {
       return await this.recorder.shellSequence(
-        steps.map((step) => ({ command: step.argv, context: step.label, ...(step.startedAt !== undefined ? { startedAt: step.startedAt } : {}) })),
+        steps.map((step) => ({
+          command: step.argv,
+          context: step.label,
+          ...(step.startedAt !== undefined ? { startedAt: step.startedAt } : {}),
+          ...(step.goOnAfterFailure === true ? { goOnAfterFailure: true } : {}),
+        })),
         options,
       );
     } finally {

@@ -123,6 +123,15 @@ export type FaultPlan =
   /** One step per request: 'pass', 'drop-after-processing' (effect stored, no answer) or a status. */
   | { readonly sequence: readonly ('pass' | 'drop-after-processing' | number)[] };
 
+export interface ReadWorkOptions {
+  /**
+   * Any read made since the device last changed answers, as the one sent with the app's start:
+   * for what stays put while nothing changes, as the schedule's interval. Without it, only the
+   * read after a run answers (the state that run left), and any other time a read is sent.
+   */
+  readonly sinceLastChange?: boolean;
+}
+
 export interface Harness {
   readonly config: Config;
   readonly apiLevel: number;
@@ -172,7 +181,7 @@ export interface Harness {
   startProcessWithoutActivity(): Promise<void>;
 
   /** Reads WorkManager's database and records what it read as a `schedule` event labelled `label`. */
-  readWork(label?: string): Promise<WorkSnapshot>;
+  readWork(label?: string, options?: ReadWorkOptions): Promise<WorkSnapshot>;
   /** Pulls the app's database and records the dedup table's keys as a `rows` event. */
   readDatabase(): Promise<DbSnapshot>;
   /**

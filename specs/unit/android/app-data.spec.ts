@@ -43,7 +43,7 @@ function words(line: string): string[] {
 }
 
 /** An app data directory behind run-as, with the few commands the harness uses. */
-function appDevice(files: Map<string, Buffer>, options: { debuggable?: boolean; stdinRefused?: boolean } = {}) {
+function appDevice(files: Map<string, Buffer>, options: { debuggable?: boolean; stdinRefused?: boolean; garbleWrites?: boolean } = {}) {
   const events: string[] = [];
   const device = new FakeDevice((argv, opts) => {
     if (argv[0] === 'am' && argv[1] === 'force-stop') {
@@ -71,7 +71,9 @@ function appDevice(files: Map<string, Buffer>, options: { debuggable?: boolean; 
         const [name, ...rest] = words(step);
         if (name === 'cat' && rest[0] === '>') {
           if (options.stdinRefused) return { exitCode: 1, stderr: 'sh: can\'t create: Permission denied\n' };
-          files.set(rest[1] ?? '', opts.stdin === undefined ? Buffer.alloc(0) : Buffer.from(opts.stdin));
+          const written = opts.stdin === undefined ? Buffer.alloc(0) : Buffer.from(opts.stdin);
+          // A storage that does not keep what it was given: the last byte lost.
+          files.set(rest[1] ?? '', options.garbleWrites === true ? written.subarray(0, written.length - 1) : written);
           events.push(`write ${rest[1]}`);
         } else if (name === 'cp') {
           const data = device.pushed.get(rest[0] ?? '');
@@ -185,6 +187,10 @@ describe('app data through run-as', () => {
     const result = await deleteRows(device, { pkg: PKG, db: 'feed.db', table: 'notifications', where: 'link = ?', params: ['https://feed.example.com/items/1'], backupDir });
     expect(result.deletedRows).to.equal(1);
     expect(result.remainingRows).to.equal(2);
+    // The table as the check copy pulled from the device after the write holds it.
+    expect(result.rows.map((r) => r['link'])).to.deep.equal([null, 'https://feed.example.com/items/2']);
+    // The main file is read twice: for the backup, and for the check (which stands for the write's read-back).
+    expect(device.calls.filter((c) => c.argv.join(' ') === `run-as ${PKG} cat databases/feed.db`)).to.have.length(2);
     expect(events[0]).to.equal(`force-stop ${PKG}`);
     expect(events.slice(1)).to.have.length(4);
     // The temp file takes the mode of the database it replaces before the rename.
@@ -211,6 +217,18 @@ describe('app data through run-as', () => {
     expect(files.has('databases/feed.db-shm')).to.equal(false);
     const restored = await readTableRows(device, { pkg: PKG, db: 'feed.db', table: 'notifications' });
     expect(restored).to.have.length(3);
+  });
+
+  it('refuses an edit whose database does not read back as the bytes written, keeping the backup', async () => {
+    const { device } = appDevice(files, { garbleWrites: true });
+    const backupDir = join(dir, 'garbled');
+    const failed = await deleteRows(device, { pkg: PKG, db: 'feed.db', table: 'notifications', where: 'link = ?', params: ['https://feed.example.com/items/1'], backupDir }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failed).to.be.instanceOf(DedupVerifyError);
+    expect((failed as Error).message).to.match(/^Wrote databases\/feed\.db of com\.example\.feednotifier on fake-1 but reading it back gave \d+ different bytes; the backup is in /);
+    expect((await loadDatabaseBackup(backupDir)).db).to.equal('databases/feed.db');
   });
 
   it('falls back to a pushed copy and run-as cp when writing through stdin is refused', async () => {

@@ -173,6 +173,38 @@ describe('shell batch: several reads in one shell invocation', () => {
     expect(() => parseBatchOutput(Buffer.concat([out('', 1, 0), out('', 2, 0)]), err('', 1) + err('', 2), NONCE, 3, true)).to.throw(/before the end of command 3/);
   });
 
+  it('a sequence with one flag per command stops only after a failing command whose flag is true', () => {
+    const script = buildBatchScript([['a'], ['b'], ['c'], ['d']], NONCE, [true, true, false, false]);
+    // After a and b (flagged) the script exits on a failure; after c it goes on; d is last.
+    expect(script.split('\n').filter((l) => l.endsWith('|| exit 0')).map((l) => /""_(\d)_\$__dv_r"/.exec(l)?.[1])).to.deep.equal(['1', '2']);
+    // c failed and d still ran: four results.
+    const wentOn = parseBatchOutput(Buffer.concat([out('', 1, 0), out('', 2, 0), out('', 3, 1), out('x', 4, 0)]), err('', 1) + err('', 2) + err('no such file', 3) + err('', 4), NONCE, 4, [true, true, false, false]);
+    expect(wentOn.map((r) => [r.exitCode, r.stdout.toString()])).to.deep.equal([
+      [0, ''],
+      [0, ''],
+      [1, ''],
+      [0, 'x'],
+    ]);
+    // b failed: the results end with it.
+    const stopped = parseBatchOutput(Buffer.concat([out('', 1, 0), out('', 2, 2)]), err('', 1) + err('boom', 2), NONCE, 4, [true, true, false, false]);
+    expect(stopped.map((r) => r.exitCode)).to.deep.equal([0, 2]);
+  });
+
+  it('a RecordingDevice sends a step with goOnAfterFailure without the stop after it', async () => {
+    const device = scripted(() => ({ stdout: Buffer.concat([out('', 1, 0), out('', 2, 1), out('rows', 3, 0)]), stderr: err('', 1) + err('cat: w: No such file or directory', 2) + err('', 3), exitCode: 0 }));
+    const recorder = new RecordingDevice<ActionLabel>(device, { clock: { now: () => 1000, monotonic: () => 0 } });
+    const results = await recorder.shellSequence(
+      [
+        { command: ['run-as', 'p', 'kill', '-9', '42'], context: { action: 'kill' } },
+        { command: ['run-as', 'p', 'cat', 'w'], context: { readOnly: true }, goOnAfterFailure: true },
+        { command: ['run-as', 'p', 'cat', 'db'], context: { readOnly: true }, goOnAfterFailure: true },
+      ],
+      { nonce: NONCE },
+    );
+    expect(results.map((r) => r.exitCode)).to.deep.equal([0, 1, 0]);
+    expect(device.sent).to.deep.equal([buildBatchScript([['run-as', 'p', 'kill', '-9', '42'], ['run-as', 'p', 'cat', 'w'], ['run-as', 'p', 'cat', 'db']], NONCE, [true, false, false])]);
+  });
+
   it('a RecordingDevice records each command of a sequence with the context and start time given with it, and none that did not run', async () => {
     const device = scripted(() => ({ stdout: Buffer.concat([out('', 1, 0), out('', 2, 1)]), stderr: err('', 1) + err('Error: boom', 2), exitCode: 0 }));
     const recorder = new RecordingDevice<ActionLabel>(device, { clock: { now: () => 1000, monotonic: () => 0 }, context: () => ({ action: 'outer' }) });

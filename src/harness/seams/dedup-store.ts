@@ -21,10 +21,11 @@
  * read after a run maps that run's posts without a round trip of its own.
  */
 import { randomUUID } from 'node:crypto';
-import { deleteRows, pullDatabase, tableRowsRead, updateRows, withDatabase, type Row } from '../../android/app-data.js';
+import { databaseRead, deleteRows, pullDatabase, tableRowsRead, updateRows, withDatabase, type PulledDatabase, type Row } from '../../android/app-data.js';
 import { quoteSqlIdentifier } from '../../android/names.js';
 import type { RowJoins } from '../../android/notification-mapping.js';
 import type { ShellRead } from '../../android/shell-reads.js';
+import type { ShellResult } from '../../device/android-device.js';
 import { ConfigError, ErrorCode, hasErrorCode } from '../../errors.js';
 import type { DbSnapshot } from '../harness.js';
 import type { Config, FlagDatabase, KeyDatabase, TableDatabase } from '../../config/types.js';
@@ -138,6 +139,13 @@ abstract class TableStore<D extends TableDatabase> extends SnapshotStore<TableSn
   private readonly rowIds = new Map<number, string>();
   private readonly tags = new Map<string, string>();
   private readonly columns: TableColumns;
+  /**
+   * The results each snapshot was parsed from (its database's -wal, main file and -wal):
+   * readDatabase copies those of the last snapshot while nothing can have changed the database
+   * since it was read (SnapshotStore.lastReadAt, DeviceSteps.stillHolds), instead of reading the
+   * same bytes again.
+   */
+  private readonly bytesOf = new WeakMap<TableSnapshot, readonly ShellResult[]>();
 
   constructor(
     steps: DeviceSteps,
@@ -162,7 +170,9 @@ abstract class TableStore<D extends TableDatabase> extends SnapshotStore<TableSn
       commands: rows.commands,
       parse: async (results) => {
         try {
-          return tableSnapshot(await rows.parse(results), this.columns);
+          const snapshot = tableSnapshot(await rows.parse(results), this.columns);
+          this.bytesOf.set(snapshot, results);
+          return snapshot;
         } catch (e) {
           // An app without its database yet has recorded nothing.
           if (hasErrorCode(e, ErrorCode.DeviceCommand) && /has no database/.test(e.message)) return NOTHING_RECORDED;
@@ -188,15 +198,16 @@ abstract class TableStore<D extends TableDatabase> extends SnapshotStore<TableSn
   }
 
   /** Forgets the records of `keys` on a backed-up copy; what was done (the action's detail) and where the backup is. */
-  protected abstract forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string }>;
+  protected abstract forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string; rows: Row[] }>;
 
   async forget(keys: readonly string[]): Promise<void> {
     const steps = this.steps;
-    const { detail, backup } = await this.forgetRows(keys, `${steps.ctx.backupDir}/forget-${randomUUID()}`);
+    const { detail, backup, rows } = await this.forgetRows(keys, `${steps.ctx.backupDir}/forget-${randomUUID()}`);
     steps.note(`${detail}; backup in ${backup}`);
     steps.action('forget-rows', { detail });
     steps.record({ type: 'forgotten', t: await steps.deviceNow(), items: [...keys] });
-    this.adopt(await this.readNow());
+    // The table as the edit's check read it back from the device (editDatabase), the app stopped since.
+    this.adopt(tableSnapshot(rows, this.columns));
   }
 
   /** `<keyColumn> IN (?, …)` with the keys as parameters (run on the host copy, never in a device shell). */
@@ -211,7 +222,12 @@ abstract class TableStore<D extends TableDatabase> extends SnapshotStore<TableSn
   async readDatabase(): Promise<DbSnapshot> {
     const steps = this.steps;
     const { file, table, keyColumn } = this.database;
-    const pulled = await pullDatabase(steps.device, { pkg: steps.pkg, db: file, hostDir: `${steps.ctx.backupDir}/read-${randomUUID()}` });
+    const request = { pkg: steps.pkg, db: file, hostDir: `${steps.ctx.backupDir}/read-${randomUUID()}` };
+    const last = this.lastSnapshot;
+    const bytes = last !== undefined ? this.bytesOf.get(last) : undefined;
+    const readAt = this.lastReadAt;
+    const pulled: PulledDatabase =
+      bytes !== undefined && readAt !== undefined && steps.stillHolds(readAt) ? await databaseRead(steps.device.serial, request).parse(bytes) : await pullDatabase(steps.device, request);
     const keys = withDatabase(pulled.dbPath, true, (db) =>
       (db.prepare(`SELECT ${quoteSqlIdentifier(keyColumn)} AS k FROM ${quoteSqlIdentifier(table)}`).all() as { k: unknown }[]).map((r) =>
         typeof r.k === 'string' ? r.k : null,
@@ -235,10 +251,10 @@ abstract class TableStore<D extends TableDatabase> extends SnapshotStore<TableSn
 
 /** One row per notified item, keyed on the item (its link): the reference app's `notifications`. */
 export class KeyTableStore extends TableStore<KeyDatabase> {
-  protected async forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string }> {
+  protected async forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string; rows: Row[] }> {
     const { file, table } = this.database;
     const result = await deleteRows(this.steps.device, { pkg: this.steps.pkg, db: file, table, ...this.keyCondition(keys), backupDir, now: () => this.steps.ctx.clock.now() });
-    return { detail: `deleted ${result.deletedRows} row(s) of ${table} (${keys.length} key(s)); ${result.remainingRows} remain`, backup: result.backup.dir };
+    return { detail: `deleted ${result.deletedRows} row(s) of ${table} (${keys.length} key(s)); ${result.remainingRows} remain`, backup: result.backup.dir, rows: result.rows };
   }
 }
 
@@ -249,12 +265,12 @@ export class KeyTableStore extends TableStore<KeyDatabase> {
  */
 export class FlagStore extends TableStore<FlagDatabase> {
   /** Clears the flag of the items' rows (the rows stay: the app wrote them with its sync). */
-  protected async forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string }> {
+  protected async forgetRows(keys: readonly string[], backupDir: string): Promise<{ detail: string; backup: string; rows: Row[] }> {
     const { file, table, flagColumn } = this.database;
     const result = await updateRows(this.steps.device, {
       pkg: this.steps.pkg, db: file, table, ...this.keyCondition(keys), set: { column: flagColumn, value: 0 }, backupDir, now: () => this.steps.ctx.clock.now(),
     });
-    return { detail: `cleared ${flagColumn} of ${result.updatedRows} row(s) of ${table} (${keys.length} key(s))`, backup: result.backup.dir };
+    return { detail: `cleared ${flagColumn} of ${result.updatedRows} row(s) of ${table} (${keys.length} key(s))`, backup: result.backup.dir, rows: result.rows };
   }
 }
 

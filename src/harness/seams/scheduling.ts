@@ -11,7 +11,7 @@ import { DedupVerifyError, ErrorCode, TimeoutError } from '../../errors.js';
 import { awaitJobIdleCommand, awaitJobRegisteredCommand, findJob, getJobStateWith, jobListRead, runJob, runJobCommand, runJobOutcome, selectJob, WORKMANAGER_JOB_SERVICE, type RunJobOutcome, type RunJobRequest } from '../../android/job-scheduler.js';
 import type { JobEntry } from '../../android/parsers/job-scheduler.js';
 import { workSnapshotRead, nextRunTime } from '../work-state.js';
-import type { RunOutcome, WorkSnapshot } from '../harness.js';
+import type { ReadWorkOptions, RunOutcome, WorkSnapshot } from '../harness.js';
 import type { ObservedLine } from '../log-observer.js';
 import type { ActionLabel } from '../command-log.js';
 import { delay, type DeviceSteps, type SequenceStep } from '../device-steps.js';
@@ -87,12 +87,18 @@ export interface Scheduling {
    */
   readsWithStart?(): StartReads;
   /** The scheduler's state, as a `schedule` history event. */
-  readWork(label?: string): Promise<WorkSnapshot>;
+  readWork(label?: string, options?: ReadWorkOptions): Promise<WorkSnapshot>;
   /**
    * Sends `read` in one invocation with the scheduler's own state, which the next forced run
    * plans from while nothing has changed the device since (one round trip less per run).
    */
   readWithState<T>(read: ShellRead<T>): Promise<T>;
+  /**
+   * The commands readWithState(read) sends, to go read-only at the end of an invocation that
+   * changes the device (a kill): readWithState then takes their results from `keep` instead of
+   * sending them, while nothing else has changed the device. Optional: without it they are sent.
+   */
+  readsWith?(read: ShellRead<unknown>): StartReads;
 }
 
 /** The commands a start of the app sends for its scheduler (Scheduling.readsWithStart), and what takes their results. */
@@ -169,6 +175,8 @@ export class WorkManagerScheduling implements Scheduling {
   private readsAfterRun: ReadsAfterRun | undefined;
   /** The read made after the last run (readWithState), the next run planned from it while it holds. */
   private readAfterRun: WorkRead | undefined;
+  /** The reads that went out at the end of the last change (readsWith), until readWithState takes them. */
+  private readsAfterChange: { readonly kept: KeptResults; readonly changes: number } | undefined;
   /** The reads that went out with the last start of the app, until waitForSchedule takes them. */
   private readsAfterStart: { readonly kept: KeptResults; readonly changes: number; readonly journal: number } | undefined;
 
@@ -633,16 +641,47 @@ export class WorkManagerScheduling implements Scheduling {
     return this.lastWorkRead;
   }
 
+  readsWith(read: ShellRead<unknown>): StartReads {
+    const steps = this.steps;
+    const reads = this.stateReads(read);
+    return {
+      steps: reads.flatMap((r) => r.commands).map((command) => ({ label: { readOnly: true }, argv: command, goOnAfterFailure: true })),
+      keep: (results) => {
+        const kept = keepResults(reads, results);
+        this.readsAfterChange = kept !== undefined ? { kept, changes: steps.changesSent() } : undefined;
+      },
+    };
+  }
+
+  /** What readWithState reads: `read` with the workdb and the job list. */
+  private stateReads<T>(read: ShellRead<T>): readonly [ShellRead<T>, ShellRead<WorkSnapshot>, ShellRead<JobEntry[]>] {
+    return [read, workSnapshotRead(this.steps.device.serial, this.steps.config, this.work), jobListRead(this.pkg)];
+  }
+
+  /** The results readsWith kept for `read`, while no command that changes the device came after them. */
+  private async takeReadsAfterChange<T>(read: ShellRead<T>): Promise<readonly [T, WorkSnapshot, JobEntry[]] | undefined> {
+    const kept = this.readsAfterChange;
+    this.readsAfterChange = undefined;
+    if (kept === undefined || kept.changes !== this.steps.changesSent()) return undefined;
+    return parseKept(this.stateReads(read), kept.kept);
+  }
+
   async readWithState<T>(read: ShellRead<T>): Promise<T> {
     const steps = this.steps;
     const changes = steps.changesSent();
     const journal = steps.ctx.server.journal().length;
+    const afterChange = await this.takeReadsAfterChange(read);
+    if (afterChange !== undefined) {
+      const [value, work, jobs] = afterChange;
+      this.lastWorkRead = this.readAfterRun = { work, jobs, changes, journal };
+      return value;
+    }
     const kept = await this.takeReadsAfterRun(read);
     if (kept !== undefined) {
       this.lastWorkRead = this.readAfterRun = { work: kept.work, jobs: kept.jobs, changes, journal };
       return kept.value;
     }
-    const [value, work, jobs] = await steps.read([read, workSnapshotRead(steps.device.serial, steps.config, this.work), jobListRead(this.pkg)]);
+    const [value, work, jobs] = await steps.read(this.stateReads(read));
     this.lastWorkRead = this.readAfterRun = { work, jobs, changes, journal };
     return value;
   }
@@ -657,11 +696,13 @@ export class WorkManagerScheduling implements Scheduling {
     return this.readWorkState();
   }
 
-  async readWork(label?: string): Promise<WorkSnapshot> {
+  async readWork(label?: string, options: ReadWorkOptions = {}): Promise<WorkSnapshot> {
     // The read after a run, once the run has ended, while nothing can have changed it since
-    // (retry-classification reads the attempts a run left); any other time, a read of its own.
-    const last = this.readAfterRun;
-    const { work } = last !== undefined && last === this.lastWorkRead && this.steps.stillHolds(last) ? last : await this.readWorkState();
+    // (retry-classification reads the attempts a run left); with sinceLastChange any read while
+    // it holds (the one sent with the app's start); any other time, a read of its own.
+    const last = this.lastWorkRead;
+    const answers = last !== undefined && (options.sinceLastChange === true || last === this.readAfterRun) && this.steps.stillHolds(last);
+    const { work } = answers ? last : await this.readWorkState();
     const steps = this.steps;
     const t = steps.deviceTimeEstimate();
     steps.record({

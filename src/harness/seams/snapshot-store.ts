@@ -14,6 +14,12 @@ export abstract class SnapshotStore<R> {
   private last: R | undefined;
   /** A snapshot read with the app's start, before the scenario primed the store. */
   private withStart: { read: R; changes: number; journal: number } | undefined;
+  /**
+   * What had happened (commands that change the device, the app's requests) when the last
+   * snapshot was read, as far as the store knows: the start's when it came with the start, else
+   * when it was taken in. Undefined for a snapshot the store made itself (cleared, an edit's).
+   */
+  protected lastReadAt: { readonly changes: number; readonly journal: number } | undefined;
 
   constructor(protected readonly steps: DeviceSteps) {}
 
@@ -35,10 +41,16 @@ export abstract class SnapshotStore<R> {
     return this.last;
   }
 
-  /** Takes `read` in as what is recorded now. */
-  protected adopt(read: R | undefined): void {
+  /** Takes `read` in as what is recorded now; `at`: when it was read (see lastReadAt). */
+  protected adopt(read: R | undefined, at?: { readonly changes: number; readonly journal: number }): void {
     this.last = read;
+    this.lastReadAt = at;
     if (read !== undefined) this.tookIn(read);
+  }
+
+  /** What has happened up to now, for a snapshot read just now. */
+  private now(): { changes: number; journal: number } {
+    return { changes: this.steps.changesSent(), journal: this.steps.ctx.server.journal().length };
   }
 
   readWithStart(read: R, at: { changes: number; journal: number }): void {
@@ -54,13 +66,14 @@ export abstract class SnapshotStore<R> {
   async primeStored(): Promise<void> {
     const start = this.withStart;
     this.withStart = undefined;
-    this.adopt(start !== undefined && this.steps.stillHolds(start) ? start.read : await this.readNow());
+    if (start !== undefined && this.steps.stillHolds(start)) this.adopt(start.read, start);
+    else this.adopt(await this.readNow(), this.now());
   }
 
   async newStored(readWith?: <T>(read: ShellRead<T>) => Promise<T>): Promise<string[]> {
     const now = readWith === undefined ? await this.readNow() : await readWith(this.keysRead());
     const fresh = this.recordedSince(this.last, now);
-    this.adopt(now);
+    this.adopt(now, this.now());
     return fresh;
   }
 }
