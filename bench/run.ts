@@ -7,6 +7,8 @@
  *   npm run bench -- --only NAME        one (repeatable, or NAME,NAME); other sections are kept
  *   npm run bench -- --quick            fewer repetitions, no 10^7-event check
  *   npm run bench -- --list             the names
+ *   npm run bench -- --render           measures nothing: writes both files again from the
+ *                                       sections bench/results.md holds (after an edit of the prose)
  *
  * Every benchmark starts its own adb server on a free port and its own virtual devices, and
  * stops only those. Benchmarks are not part of the test suite.
@@ -36,10 +38,11 @@ interface Args {
   quick: boolean;
   list: boolean;
   help: boolean;
+  render: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { only: [], quick: false, list: false, help: false };
+  const args: Args = { only: [], quick: false, list: false, help: false, render: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
     if (a === '--only') {
@@ -49,8 +52,9 @@ function parseArgs(argv: readonly string[]): Args {
     } else if (a.startsWith('--only=')) args.only.push(...a.slice(7).split(',').filter((x) => x !== ''));
     else if (a === '--quick') args.quick = true;
     else if (a === '--list') args.list = true;
+    else if (a === '--render') args.render = true;
     else if (a === '--help' || a === '-h') args.help = true;
-    else throw new Error(`unknown argument "${a}" (use --only NAME, --quick, --list)`);
+    else throw new Error(`unknown argument "${a}" (use --only NAME, --quick, --list, --render)`);
   }
   const unknown = args.only.filter((n) => !BENCHMARKS.some((b) => b.name === n));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; the benchmarks are ${BENCHMARKS.map((b) => b.name).join(', ')}`);
@@ -308,7 +312,7 @@ async function main(): Promise<number> {
   if (args.help || args.list) {
     const names = BENCHMARKS.map((b) => `  ${b.name.padEnd(16)} ${b.summary}`).join('\n');
     process.stdout.write(
-      args.list ? `${names}\n` : `usage: npm run bench [-- --only NAME[,NAME]] [--quick] [--list]\n\nbenchmarks:\n${names}\n\nwrites bench/results.md and docs/speed.md\n`,
+      args.list ? `${names}\n` : `usage: npm run bench [-- --only NAME[,NAME]] [--quick] [--list] [--render]\n\nbenchmarks:\n${names}\n\nwrites bench/results.md and docs/speed.md\n`,
     );
     return 0;
   }
@@ -319,6 +323,13 @@ async function main(): Promise<number> {
   };
   log(`${formatMachine(machine)}`);
   const stored = existsSync(RESULTS) ? readStored(await readFile(RESULTS, 'utf8')) : new Map<string, Stored>();
+  if (args.render) {
+    await writeFile(RESULTS, renderResults(machine, stored));
+    await mkdir(dirname(README_SECTION), { recursive: true });
+    await writeFile(README_SECTION, renderReadme(machine, stored));
+    log(`wrote ${RESULTS} and ${README_SECTION} from the stored sections (nothing measured)`);
+    return 0;
+  }
   const failed: string[] = [];
   for (const b of selected) {
     const startedAt = new Date();

@@ -36,6 +36,21 @@ export function testDevices(): TestDevices {
 }
 
 /** The host CNXN payload Debian adb 29.0.6 sends, as seen on the wire. */
+/**
+ * Records the name of every service the host opens on `dev` (one OPEN: one adb round trip)
+ * until `stop()`, which puts the daemon's own resolver back.
+ */
+export function watchServices(dev: RunningVirtualDevice): { readonly opened: string[]; stop(): void } {
+  const opened: string[] = [];
+  const daemon = dev.daemon;
+  const resolve = daemon.resolveService.bind(daemon);
+  daemon.resolveService = (name, transport) => {
+    opened.push(name);
+    return resolve(name, transport);
+  };
+  return { opened, stop: () => void (daemon.resolveService = resolve) };
+}
+
 export const HOST_BANNER = 'host::features=remount_shell,abb_exec,abb,apex,fixed_push_mkdir,ls_v2,stat_v2,fixed_push_symlink_timestamp,cmd,shell_v2';
 
 /**

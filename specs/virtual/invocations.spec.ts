@@ -4,14 +4,22 @@
  * killed run go with the kill, once the process is gone; a scenario's schedule is read with the
  * app's start; an edit of the database reads it back once, and the store takes the table from
  * that read; a read of the dedup table right after a run takes the run's own reads; the first
- * scenario's first device time needs no `date` of its own. Real adb, the embedded virtual device.
+ * scenario's first device time needs no `date` of its own; the grant after `pm clear` and every
+ * move of the clock go with the change after them; the session's open sends the logcat stream's
+ * start marker and auto_time with the backup's first invocation. Real adb, the embedded virtual
+ * device (and one in this process for the session's open).
  */
 import { expect } from 'chai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load-config.js';
+import { AdbDevice } from '../../src/device/adb-device.js';
+import { DeviceSession } from '../../src/harness/device-session.js';
 import { startAdbServer, type AdbServer } from '../support/adb-server.js';
 import { runCli } from '../support/cli.js';
+import { virtualLab } from '../support/lab.js';
+import { watchServices } from '../support/virtual-devices.js';
 
 interface Event {
   readonly type: string;
@@ -45,7 +53,7 @@ describe('one shell invocation: what goes together (virtual device, real adb)', 
     adb = await startAdbServer();
     work = await mkdtemp(join(tmpdir(), 'dv-invocations-'));
     const out = join(work, 'out');
-    const scenarios = ['back-to-back', 'db-is-truth', 'missed-run', 'kill-mid-run', 'process-death-replay'];
+    const scenarios = ['back-to-back', 'db-is-truth', 'missed-run', 'first-install', 'kill-mid-run', 'process-death-replay'];
     const ran = await runCli(['run', '--virtual', ...scenarios.flatMap((s) => ['--scenario', s]), '--out', out], { env: { ANDROID_ADB_SERVER_PORT: String(adb.port) } });
     expect(ran.code, ran.stderr.slice(-3000)).to.equal(0);
     let current: Event[] = [];
@@ -125,5 +133,49 @@ describe('one shell invocation: what goes together (virtual device, real adb)', 
     const events = actions('back-to-back');
     const first = events.findIndex((e) => e.action === 'force-stop');
     expect(events.slice(0, first).map(words)).to.not.include('date +%s%3N');
+  });
+
+  it('the grant after `pm clear` goes first in the invocation of the start after it', () => {
+    const events = actions('first-install');
+    const grant = events.findIndex((e) => e.action === 'grant');
+    expect(grant, 'first-install grants POST_NOTIFICATIONS back on API 34').to.be.greaterThan(0);
+    expect(words(events[grant]!)).to.equal(`pm grant ${PKG} android.permission.POST_NOTIFICATIONS`);
+    const n = place(events[grant]!)?.[1];
+    expect(place(events[grant]!)).to.deep.equal([1, n]);
+    expect([events[grant + 1]?.action, place(events[grant + 1]!)]).to.deep.equal(['start-app', [2, n]]);
+  });
+
+  it("every move of the clock goes first in the invocation of the change after it, the session's first one too", () => {
+    const sets = [...segments.values()].flat().filter((e) => e.type === 'action' && e.action === 'set-time');
+    expect(sets.length).to.be.greaterThan(10);
+    for (const set of sets) expect(place(set)?.[0], `${words(set)}: ${set.detail ?? ''}`).to.equal(1);
+  });
+});
+
+describe("one shell invocation: the session's open (virtual device in this process, real adb)", function () {
+  this.timeout(120_000);
+  const lab = virtualLab('dv-invocations-open-');
+
+  it('sends the logcat stream\'s start marker and auto_time off with the backup\'s force-stop and listing', async () => {
+    const config = await loadConfig('fixtures/reference-app.config.json');
+    const dev = await lab.devices.start();
+    await lab.adb.connect(dev.serial);
+    const services = watchServices(dev);
+    const device = await AdbDevice.open({ serial: dev.serial, port: lab.adb.port });
+    try {
+      const session = await DeviceSession.open({ device, config, adb: { host: '127.0.0.1', port: lab.adb.port }, progress: () => undefined });
+      const atOpen = [...services.opened];
+      await session.close();
+      const shells = atOpen.filter((n) => n.startsWith('shell'));
+      // The logcat stream, the checks with the state they read, the backup's first invocation.
+      expect(shells, atOpen.join('\n')).to.have.length(3);
+      const backup = shells.find((n) => n.includes('am force-stop')) ?? '';
+      for (const part of ['run-as com.example.feednotifier ls -lRA', 'log -p i -t dedup-verify', 'settings put global auto_time 0']) expect(backup, part).to.include(part);
+      // auto_time is back as it was after the close.
+      expect((await device.shellText(['settings', 'get', 'global', 'auto_time'])).trim()).to.not.equal('0');
+    } finally {
+      services.stop();
+      await device.close();
+    }
   });
 });

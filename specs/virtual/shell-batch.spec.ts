@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { AdbDevice } from '../../src/device/adb-device.js';
 import { buildBatchScript, shellBatch } from '../../src/device/shell-batch.js';
 import { virtualLab } from '../support/lab.js';
-import type { RunningVirtualDevice } from '../support/virtual-devices.js';
+import { watchServices, type RunningVirtualDevice } from '../support/virtual-devices.js';
 
 describe('shell batch against a virtual device', () => {
   const lab = virtualLab('dv-shell-batch-');
@@ -110,19 +110,13 @@ describe('shell batch against a virtual device', () => {
   }
 
   it('opens one service for the whole batch', async () => {
-    const opened: string[] = [];
-    const daemon = dev.daemon;
-    const resolve = daemon.resolveService.bind(daemon);
-    daemon.resolveService = (name, transport) => {
-      opened.push(name);
-      return resolve(name, transport);
-    };
+    const services = watchServices(dev);
     try {
       await shellBatch(v2, [['date', '+%s%3N'], ['getprop', 'ro.build.version.sdk'], ['id', '-u']]);
     } finally {
-      daemon.resolveService = resolve;
+      services.stop();
     }
-    expect(opened).to.have.length(1);
-    expect(opened[0]).to.match(/^shell,v2,raw:\( date \+%s%3N\n\)/);
+    expect(services.opened).to.have.length(1);
+    expect(services.opened[0]).to.match(/^shell,v2,raw:\( date \+%s%3N\n\)/);
   });
 });

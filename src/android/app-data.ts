@@ -25,7 +25,7 @@ import { buildShellCommand, quoteShellArg } from '../device/shell-quote.js';
 import { parseReads, ReadAgain, runReads, type ShellRead } from './shell-reads.js';
 import type { ShellResult } from '../device/android-device.js';
 import { forceStop, forceStopCommand } from './activity.js';
-import { shellBatch } from '../device/shell-batch.js';
+import { shellBatch, type BatchCommand } from '../device/shell-batch.js';
 import { assertAppRelativePath, assertPackageName, quoteSqlIdentifier } from './names.js';
 import { classifyRunAsError, isNoSuchFile, type RunAsFailure } from './parsers/run-as.js';
 import { parseLsRecursive, type TreeEntry } from './parsers/ls.js';
@@ -593,7 +593,7 @@ function isDisposable(path: string): boolean {
 }
 
 /** Every entry under the app's data directory (`run-as PKG ls -lRA .`), disposable dirs excluded. */
-export async function listAppTree(device: AndroidDevice, pkg: string, options: { stopFirst?: boolean } = {}): Promise<TreeEntry[]> {
+export async function listAppTree(device: AndroidDevice, pkg: string, options: ListAppTreeOptions = {}): Promise<TreeEntry[]> {
   const argv = listAppTreeCommand(pkg);
   let result: ShellResult;
   if (options.stopFirst === true) {
@@ -601,15 +601,28 @@ export async function listAppTree(device: AndroidDevice, pkg: string, options: {
     // stop exited 0 (as two commands sent one after the other by a caller that stops at a failure).
     // force-stop kills the app's processes before it returns (frameworks/base services/core/java/
     // com/android/server/am/ActivityManagerService.java forceStopPackage → forceStopPackageLocked),
-    // so nothing of the app writes its files while they are listed and copied.
+    // so nothing of the app writes its files while they are listed and copied. The caller's
+    // `alsoSend` follow, whatever the listing's status.
     const stop = forceStopCommand(pkg);
-    const [stopped, listed] = await shellBatch(device, [stop, argv], { timeoutMs: 120_000, stopAfterFailure: true });
+    const also = options.alsoSend?.commands ?? [];
+    const [stopped, listed, ...rest] = await shellBatch(device, [stop, argv, ...also], { timeoutMs: 120_000, stopAfterFailure: [true, ...[argv, ...also].map(() => false)] });
+    options.alsoSend?.took(also.map((_, i) => rest[i]));
     if (stopped === undefined || stopped.exitCode !== 0 || listed === undefined) throw commandFailed(stop.join(' '), stopped ?? { stdout: Buffer.alloc(0), stderr: 'not run', exitCode: 255 });
     result = listed;
   } else {
     result = await device.shell(argv, { timeoutMs: 120_000 });
   }
   return appTreeFrom(device, pkg, result);
+}
+
+export interface ListAppTreeOptions {
+  /** `am force-stop` first, in the listing's invocation. */
+  readonly stopFirst?: boolean;
+  /**
+   * With stopFirst: commands of the caller's sent after the listing in the same invocation, each
+   * whatever the status of the one before; `took` gets their results (undefined: not run).
+   */
+  readonly alsoSend?: { readonly commands: readonly BatchCommand[]; took(results: readonly (ShellResult | undefined)[]): void };
 }
 
 /** The words of `run-as PKG ls -lRA .` (listAppTree). */
@@ -647,7 +660,7 @@ const BACKUP_FILES_PER_READ = 16;
  * mode, so that `restoreAppTree` can put the whole directory back after `pm clear` or edits.
  * The app should be stopped (its files then do not change while they are copied).
  */
-export async function backupAppTree(device: AndroidDevice, pkg: string, dir: string, options: { stopFirst?: boolean } = {}): Promise<AppTreeBackup> {
+export async function backupAppTree(device: AndroidDevice, pkg: string, dir: string, options: ListAppTreeOptions = {}): Promise<AppTreeBackup> {
   // Symlinks are kept as their target (restore makes a missing one again and never removes one);
   // special files are left alone.
   const tree = (await listAppTree(device, pkg, options)).filter((e) => e.type === 'file' || e.type === 'dir' || (e.type === 'link' && e.target !== undefined));

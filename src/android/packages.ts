@@ -1,7 +1,9 @@
 /**
  * PackageManager through the shell: `pm list packages`, `pm path`, `dumpsys package`.
  */
-import type { AndroidDevice } from '../device/android-device.js';
+import { commandFailed, type AndroidDevice, type ShellResult } from '../device/android-device.js';
+import { buildShellCommand } from '../device/shell-quote.js';
+import { DedupVerifyError, ErrorCode } from '../errors.js';
 import { assertPackageName } from './names.js';
 import { parseDumpsysPackage, parsePackageList, type PackageDump } from './parsers/packages.js';
 import { runReads, textRead, type ShellRead } from './shell-reads.js';
@@ -62,10 +64,21 @@ export function grantedRuntimePermissions(info: PackageDump, userId = 0): string
 
 /** `pm grant|revoke PKG PERMISSION`: changes one runtime permission of user 0. */
 export async function setRuntimePermission(device: AndroidDevice, pkg: string, permission: string, granted: boolean): Promise<string[]> {
-  if (!/^[A-Za-z0-9_.]+$/.test(permission)) throw new Error(`"${permission}" is not a permission name`);
-  const argv = ['pm', granted ? 'grant' : 'revoke', assertPackageName(pkg), permission];
+  const argv = runtimePermissionCommand(pkg, permission, granted);
   await device.shellText(argv);
   return argv;
+}
+
+/** The words of setRuntimePermission's `pm grant|revoke PKG PERMISSION`. */
+export function runtimePermissionCommand(pkg: string, permission: string, granted: boolean): string[] {
+  if (!/^[A-Za-z0-9_.]+$/.test(permission)) throw new Error(`"${permission}" is not a permission name`);
+  return ['pm', granted ? 'grant' : 'revoke', assertPackageName(pkg), permission];
+}
+
+/** Throws what setRuntimePermission throws when its command (sent as `argv` in a sequence) did not exit 0 or did not run. */
+export function checkRuntimePermission(serial: string, argv: readonly string[], result: ShellResult | undefined): void {
+  if (result === undefined) throw new DedupVerifyError(ErrorCode.Internal, `\`${argv.join(' ')}\` was not run on ${serial}`);
+  if (result.exitCode !== 0) throw commandFailed(buildShellCommand(argv), result);
 }
 
 /**

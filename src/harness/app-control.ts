@@ -3,7 +3,7 @@
  * `pm clear`. Each command is a recorded step (DeviceSteps.act); waiting for the app to schedule
  * its work again is the scheduling seam's.
  */
-import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, hasNotificationPermission, packageInfoCommand, packageInfoFrom, setRuntimePermission } from '../android/packages.js';
+import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, checkRuntimePermission, hasNotificationPermission, packageInfoCommand, packageInfoFrom, runtimePermissionCommand } from '../android/packages.js';
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
 import { awaitProcessGoneCommand, broadcastCommand, broadcastResultFrom, checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
 import type { KillMethod } from './harness.js';
@@ -53,8 +53,11 @@ export class AppControl {
     if (hadNotifications) {
       const after = packageInfoFrom(succeeded(infoArgv, dumped), this.pkg);
       if (after === null || !hasNotificationPermission(after, steps.apiLevel)) {
-        await steps.act({ action: 'grant', detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' }, () =>
-          setRuntimePermission(steps.device, this.pkg, POST_NOTIFICATIONS, true),
+        // The grant goes first in the invocation of the next change (the app's start), or on its
+        // own before anything reads the device.
+        const argv = runtimePermissionCommand(this.pkg, POST_NOTIFICATIONS, true);
+        steps.deferChange({ label: { action: 'grant', detail: 'pm clear revoked POST_NOTIFICATIONS, which the app had: granted back' }, argv }, (result) =>
+          checkRuntimePermission(steps.device.serial, argv, result),
         );
       }
     }

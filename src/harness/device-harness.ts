@@ -390,6 +390,11 @@ export class DeviceHarness implements Harness {
     await this.app.kill('signal', { action: 'kill', detail: 'the app process killed as the low-memory killer would: its jobs and alarms stay' });
   }
 
+  /** The scenario ended: a change that still waited for the next one (DeviceSteps.deferChange) goes now. */
+  async endScenario(): Promise<void> {
+    await this.steps.flushDeferred();
+  }
+
   get elapsedMs(): number {
     return this.ctx.clock.monotonic() - this.started;
   }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AndroidDevice } from '../device/android-device.js';
+import type { AndroidDevice, ShellResult } from '../device/android-device.js';
 import type { Config } from '../config/types.js';
 import { DedupVerifyError, ErrorCode, describeError, isDedupVerifyError } from '../errors.js';
 import { startFixtureServer, type FixtureServer } from '../feed/fixture-server.js';
@@ -18,7 +18,7 @@ import { emptyCounts } from '../checker/types.js';
 import { runAsCheckRead, throwUnlessRunAs } from '../android/app-data.js';
 import { packageInfoRead, packageInstalledRead } from '../android/packages.js';
 import { CLOCK_MOVE_ON_A_PHONE, emulatorPropertiesRead, sdkLevelRead } from '../android/properties.js';
-import { setAutoTime } from '../android/clock.js';
+import { autoTimeCommand, setAutoTime } from '../android/clock.js';
 import { runReads, settledRead, textRead } from '../android/shell-reads.js';
 import { clockSnapshotRead } from '../android/clock.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
@@ -63,6 +63,12 @@ export interface ScenarioOutcome {
   readonly repro: readonly ReproStep[];
 }
 
+/** What went with the backup's first invocation: the logcat stream's start marker and `settings put global auto_time 0`, with their results. */
+interface SentWithBackup {
+  readonly autoTime?: ShellResult | undefined;
+  readonly marker: { arrived(timeoutMs: number): Promise<void>; readonly sent?: ShellResult };
+}
+
 /** The device's clock as a `date` printed it during a command sent at host time `before` and answered at `after`. */
 interface DeviceTimeReading {
   readonly deviceMs: number;
@@ -99,14 +105,16 @@ export class DeviceSession {
     const pkg = config.app.package;
     options.progress(`${device.serial}: checking ${pkg}`);
     const clock = options.clock ?? systemClock;
-    // The logcat stream starts while the app is checked and the state saved: it reads only.
-    const observing = LogObserver.start(device, config.timeouts.commandMs, clock);
+    // The logcat stream starts while the app is checked and the state saved: it reads only. Its
+    // start marker goes with the backup's first invocation (checkAndSave).
+    const observing = LogObserver.open(device, clock);
     observing.catch(() => undefined);
     let state: SavedDeviceState;
     let apiLevel: number;
     let deviceTime: DeviceTimeReading | undefined;
+    let sentWithBackup: SentWithBackup;
     try {
-      ({ state, apiLevel, deviceTime } = await DeviceSession.checkAndSave(options, clock));
+      ({ state, apiLevel, deviceTime, sentWithBackup } = await DeviceSession.checkAndSave(options, clock, observing));
     } catch (e) {
       await observing.then((o) => o.stop()).catch(() => undefined);
       throw e;
@@ -115,9 +123,12 @@ export class DeviceSession {
     let observer: LogObserver | undefined;
     let session: DeviceSession;
     try {
-      // auto_time, the reverse rule and the logcat stream do not depend on each other.
+      // auto_time (sent with the backup; again here when it did not go through), the reverse rule
+      // and the logcat stream's start do not depend on each other.
+      const { autoTime, marker } = sentWithBackup;
+      const commandMs = config.timeouts.commandMs;
       const started = await Promise.allSettled([
-        setAutoTime(device, '0'),
+        autoTime?.exitCode === 0 ? Promise.resolve() : setAutoTime(device, '0'),
         startFixtureServer({
           port: 0,
           feedPath: config.feed.path,
@@ -128,8 +139,15 @@ export class DeviceSession {
           server = s;
           await device.reverse(config.feed.devicePort, s.port);
         }),
-        observing.then((o) => {
+        observing.then(async (o) => {
           observer = o;
+          if (marker.sent?.exitCode === 0) {
+            await o.startAt(marker, commandMs);
+          } else {
+            const again = o.marker();
+            await runReads(device, [again.read]);
+            await o.startAt(again, commandMs);
+          }
         }),
       ]);
       for (const r of started) if (r.status === 'rejected') throw r.reason;
@@ -161,7 +179,11 @@ export class DeviceSession {
    * service) at once; the checks' failures are reported in this order (a package that is not
    * installed fails run-as too), before anything is saved or changed.
    */
-  private static async checkAndSave(options: SessionOptions, clock: HostClock): Promise<{ state: SavedDeviceState; apiLevel: number; deviceTime: DeviceTimeReading | undefined }> {
+  private static async checkAndSave(
+    options: SessionOptions,
+    clock: HostClock,
+    observing: Promise<LogObserver>,
+  ): Promise<{ state: SavedDeviceState; apiLevel: number; deviceTime: DeviceTimeReading | undefined; sentWithBackup: SentWithBackup }> {
     const { device, config } = options;
     const pkg = config.app.package;
     const before = clock.now();
@@ -201,7 +223,20 @@ export class DeviceSession {
       options.progress(`${device.serial}: warning: not an emulator (ro.boot.qemu and ro.kernel.qemu are not 1): ${CLOCK_MOVE_ON_A_PHONE}`);
     }
     options.progress(`${device.serial}: saving the device state`);
+    // The stream's start marker and auto_time off go in the backup's first invocation, after the
+    // state file says what to put back (the saved auto_time among it).
+    const observer = await observing;
+    const marker = observer.marker();
+    const autoTimeOff = autoTimeCommand('0');
+    const sentWithBackup: { autoTime?: ShellResult | undefined; marker: SentWithBackup['marker'] } = { marker };
     const state = await saveDeviceState(device, {
+      alsoSend: {
+        commands: [...marker.read.commands, autoTimeOff],
+        took: ([sent, autoTime]) => {
+          sentWithBackup.marker = { ...marker, ...(sent !== undefined ? { sent } : {}) };
+          sentWithBackup.autoTime = autoTime;
+        },
+      },
       adb: options.adb,
       pkg,
       ...(config.database !== undefined && config.database.kind !== 'watermark' ? { databaseFile: config.database.file } : {}),
@@ -211,7 +246,7 @@ export class DeviceSession {
       ...(reading.status === 'fulfilled' && info.status === 'fulfilled' && 'rules' in reverses ? { read: { reading: reading.value, info: info.value, reverses: reverses.rules } } : {}),
     });
     const deviceMs = reading.status === 'fulfilled' ? reading.value.deviceTimeMs : null;
-    return { state, apiLevel: sdk.value, deviceTime: deviceMs !== null ? { deviceMs, before, after } : undefined };
+    return { state, apiLevel: sdk.value, deviceTime: deviceMs !== null ? { deviceMs, before, after } : undefined, sentWithBackup };
   }
 
   /**
@@ -279,6 +314,7 @@ export class DeviceSession {
       await h.openGuard();
       await scenario.run(h);
       await h.collectUnforced();
+      await h.endScenario();
     } catch (e) {
       error = describeError(e);
       h.recordAborted(error);

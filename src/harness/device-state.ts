@@ -22,6 +22,7 @@ import {
   writeAppFile,
   type AppTreeBackup,
   type DatabaseBackup,
+  type ListAppTreeOptions,
 } from '../android/app-data.js';
 import { getPackageInfo, grantedRuntimePermissions, packageInfoCommand, packageInfoFrom, packageInfoRead, setRuntimePermission } from '../android/packages.js';
 import type { PackageDump } from '../android/parsers/packages.js';
@@ -201,6 +202,11 @@ export async function saveDeviceState(
     freshDevice?: boolean;
     /** The clock, the package's dumpsys and the reverse rules, read by the caller just before (read here when not given). */
     read?: { readonly reading: ClockReading; readonly info: PackageDump | null; readonly reverses: readonly ReverseRule[] };
+    /**
+     * The caller's commands sent in the backup's first invocation, after the listing of the app's
+     * files (listAppTree's alsoSend): after the state file says what to put back.
+     */
+    alsoSend?: ListAppTreeOptions['alsoSend'];
   },
 ): Promise<SavedDeviceState> {
   const env = options.env ?? process.env;
@@ -241,7 +247,7 @@ export async function saveDeviceState(
   try {
     // Stopped, the app does not write its files while they are copied: `am force-stop`, then the
     // listing of its files in the same invocation.
-    const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'), { stopFirst: true });
+    const appTree = await backupAppTree(device, options.pkg, join(backupDir, 'app'), { stopFirst: true, ...(options.alsoSend !== undefined ? { alsoSend: options.alsoSend } : {}) });
     const state: SavedDeviceState = { ...base, appTree };
     await writeFile(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
     return state;

@@ -64,6 +64,8 @@ export class DeviceSteps {
 
   /** Reads that go out with the next `read` (rideWithNextRead). */
   private readonly riders: ShellRead<unknown>[] = [];
+  /** Changes that go out first with the next command that changes the device (deferChange). */
+  private readonly deferred: { readonly step: SequenceStep; readonly check: (result: ShellResult | undefined) => void }[] = [];
 
   constructor(readonly ctx: SessionContext) {
     this.config = ctx.config;
@@ -118,6 +120,7 @@ export class DeviceSteps {
    */
   async act<T>(label: ActionLabel, step: () => Promise<T>): Promise<T> {
     await this.flushPendingClock();
+    await this.flushDeferred();
     try {
       return await this.labels.run(label, step);
     } finally {
@@ -130,9 +133,37 @@ export class DeviceSteps {
    * label of its own step (RecordingDevice.shellSequence): a command runs only when the one
    * before it exited 0; the results end at the first that did not. Each is recorded and lands in
    * the history as its own action event, as if sent on its own. A set of the clock that waits
-   * for the next change (DeviceClock.willSet) goes first in the same invocation.
+   * for the next change (DeviceClock.willSet) goes first in the same invocation, then the changes
+   * that wait (deferChange).
    */
-  async actInSequence(steps: readonly SequenceStep[], options: SequenceOptions = {}): Promise<ShellResult[]> {
+  async actInSequence(sequence: readonly SequenceStep[], options: SequenceOptions = {}): Promise<ShellResult[]> {
+    const deferred = this.deferred.splice(0);
+    if (deferred.length === 0) return this.sequenceWithClock(sequence, options);
+    const results = await this.sequenceWithClock([...deferred.map((d) => d.step), ...sequence], options);
+    deferred.forEach((d, i) => d.check(results[i]));
+    return results.slice(deferred.length);
+  }
+
+  /**
+   * A change that waits for the next command that changes the device and goes first in its
+   * invocation (actInSequence), or on its own before a step (act) or a read (read), which may
+   * depend on it. `check` gets its result (undefined when it did not run) and throws as the
+   * command sent on its own would have.
+   */
+  deferChange(step: SequenceStep, check: (result: ShellResult | undefined) => void): void {
+    this.deferred.push({ step, check });
+  }
+
+  /** Sends the changes that wait (deferChange) on their own (at the latest as the scenario ends). */
+  async flushDeferred(): Promise<void> {
+    const deferred = this.deferred.splice(0);
+    if (deferred.length === 0) return;
+    const results = await this.sequenceWithClock(deferred.map((d) => d.step));
+    deferred.forEach((d, i) => d.check(results[i]));
+  }
+
+  /** actInSequence's sequence, after the set of the clock that waits (DeviceClock.willSet). */
+  private async sequenceWithClock(steps: readonly SequenceStep[], options: SequenceOptions = {}): Promise<ShellResult[]> {
     const to = this.ctx.deviceClock.takePendingSet();
     if (to === undefined) return this.sendSequence(steps, options);
     const before = this.ctx.clock.now();
@@ -191,6 +222,7 @@ export class DeviceSteps {
    * device clock's offset wants measuring (device-clock.ts): one round trip for all of them.
    */
   async read<const R extends readonly ShellRead<unknown>[]>(reads: R): Promise<ReadValues<R>> {
+    await this.flushDeferred();
     const riders = this.riders.splice(0);
     const clock = this.ctx.deviceClock;
     if (!clock.wantsReading) return (await runReads(this.device, [...riders, ...reads])).slice(riders.length) as ReadValues<R>;
@@ -305,13 +337,19 @@ export class DeviceSteps {
   }
 
   /**
-   * Moves the device clock to `ms`: once `cmd alarm set-time` is known to set this device's clock
-   * (setDeviceTime's first way), the set waits for the next command that changes the device and
-   * goes in the same shell invocation (actInSequence), or just before it (act); until then the
-   * device time is reckoned from the set (DeviceClock.willSet). Otherwise it is sent now.
+   * Moves the device clock to `ms`: unless `cmd alarm set-time` is known not to set this device's
+   * clock (it failed once and the clock is set the other way, `root-date`), the set waits for the
+   * next command that changes the device and goes first in the same shell invocation
+   * (actInSequence), or just before it (act); until then the device time is reckoned from the set
+   * (DeviceClock.willSet). The first set of a session goes that way too: `cmd alarm set-time`
+   * exits non-zero where it cannot set the clock (`cmd` exits with the service's result, -1 for a
+   * failed or unknown shell command, and 20 for a service it cannot find: LineageOS/
+   * android_frameworks_native @0d0326fd cmds/cmd/cmd.cpp, `return 20`, `return res`), so nothing
+   * after it runs and actInSequence sets the clock the other way, then sends the rest. Otherwise
+   * it is sent now.
    */
   async moveClock(ms: number): Promise<void> {
-    if (this.ctx.deviceClock.setWith === 'cmd-alarm') this.ctx.deviceClock.willSet(ms, this.ctx.clock.now());
+    if (this.ctx.deviceClock.setWith !== 'root-date') this.ctx.deviceClock.willSet(ms, this.ctx.clock.now());
     else await this.setClock(ms);
   }
 }

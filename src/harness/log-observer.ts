@@ -42,6 +42,19 @@ export class LogObserver {
    * back, old entries carry future timestamps and logd would replay them all.
    */
   static async start(device: AndroidDevice, timeoutMs: number, clock: HostClock = systemClock): Promise<LogObserver> {
+    const observer = await LogObserver.open(device, clock);
+    const marker = observer.marker();
+    await runReads(device, [marker.read]);
+    await observer.startAt(marker, timeoutMs);
+    return observer;
+  }
+
+  /**
+   * The stream started, its start marker not written yet: the caller sends `marker().read` with
+   * other commands (one invocation less), then `startAt` that marker. Until then the observer
+   * holds whatever the stream replayed.
+   */
+  static async open(device: AndroidDevice, clock: HostClock = systemClock): Promise<LogObserver> {
     const observer = new LogObserver(device, clock);
     const command = ['logcat', '-v', 'epoch', '-b', 'main', '-b', 'system', '-b', 'events', '-T', '1'];
     observer.handle = await device.streamShell(command, { onLine: (line) => observer.accept(line) });
@@ -49,9 +62,13 @@ export class LogObserver {
       observer.ended = true;
       observer.wake();
     });
-    await observer.sync(timeoutMs);
-    observer.lines.length = 0;
     return observer;
+  }
+
+  /** Waits until `marker` (written on the device after open) came back, and keeps only the lines after it. */
+  async startAt(marker: { arrived(timeoutMs: number): Promise<void> }, timeoutMs: number): Promise<void> {
+    await marker.arrived(timeoutMs);
+    this.lines.length = 0;
   }
 
   /** Sequence number of the next line: lines from here on are "after now". */
