@@ -308,9 +308,12 @@ export class DeviceSession {
         return this.skipped(scenario, `needs API ${scenario.needs.minApi}, device has ${this.apiLevel}`, started);
       }
       // An empty feed first: a run the device makes by itself during the setup finds nothing.
+      // Such a run (overdue work runs as the app starts) is collected before the guard is
+      // opened, so that the guard plans from the reads made after it.
       await h.serveFeed([]);
       await h.restartApp();
       await h.primeStoredKeys();
+      await h.collectUnforced();
       await h.openGuard();
       await scenario.run(h);
       await h.collectUnforced();
