@@ -6,11 +6,12 @@
  * that read; a read of the dedup table right after a run takes the run's own reads; the first
  * scenario's first device time needs no `date` of its own; the grant after `pm clear` and every
  * move of the clock go with the change after them; the session's open sends the logcat stream's
- * start marker and auto_time with the backup's first invocation. Real adb, the embedded virtual
- * device (and one in this process for the session's open).
+ * start marker and auto_time with the backup's first invocation; a scenario's evidence dumps go
+ * first in the next scenario's first invocation (the last one's at the close). Real adb, the
+ * embedded virtual device (and one in this process for the session's open).
  */
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -48,11 +49,12 @@ describe('one shell invocation: what goes together (virtual device, real adb)', 
   let adb: AdbServer;
   let work: string;
   const segments = new Map<string, Event[]>();
+  let out: string;
 
   before(async () => {
     adb = await startAdbServer();
     work = await mkdtemp(join(tmpdir(), 'dv-invocations-'));
-    const out = join(work, 'out');
+    out = join(work, 'out');
     const scenarios = ['back-to-back', 'db-is-truth', 'missed-run', 'first-install', 'kill-mid-run', 'process-death-replay'];
     const ran = await runCli(['run', '--virtual', ...scenarios.flatMap((s) => ['--scenario', s]), '--out', out], { env: { ANDROID_ADB_SERVER_PORT: String(adb.port) } });
     expect(ran.code, ran.stderr.slice(-3000)).to.equal(0);
@@ -133,6 +135,25 @@ describe('one shell invocation: what goes together (virtual device, real adb)', 
     const events = actions('back-to-back');
     const first = events.findIndex((e) => e.action === 'force-stop');
     expect(events.slice(0, first).map(words)).to.not.include('date +%s%3N');
+  });
+
+  it("a scenario's dumps go first in the next scenario's first invocation, before its force-stop; every scenario has its evidence files", async () => {
+    const names = [...segments.keys()];
+    for (const name of names.slice(1)) {
+      const [jobs, notifications, stop] = actions(name);
+      const n = place(jobs ?? { type: 'action' })?.[1];
+      expect([jobs, notifications, stop].map((e) => [words(e ?? { type: 'action' }), place(e ?? { type: 'action' })]), name).to.deep.equal([
+        [`dumpsys jobscheduler ${PKG}`, [1, n]],
+        ['dumpsys notification --noredact', [2, n]],
+        [`am force-stop ${PKG}`, [3, n]],
+      ]);
+    }
+    const [serial] = await readdir(join(out, 'evidence'));
+    const dir = join(out, 'evidence', serial ?? '');
+    for (const name of names) {
+      expect(await readFile(join(dir, `${name}.dumpsys-jobscheduler.txt`), 'utf8'), name).to.match(/^Started users: /);
+      expect(await readFile(join(dir, `${name}.dumpsys-notification.txt`), 'utf8'), name).to.match(/^Current Notification Manager state:/);
+    }
   });
 
   it('the grant after `pm clear` goes first in the invocation of the start after it', () => {

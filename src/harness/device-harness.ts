@@ -20,7 +20,8 @@ import type { DbSnapshot, FaultPlan, ForceRunOptions, Harness, ItemSpec, Journal
 import type { ObservedLine } from './log-observer.js';
 import type { ReproStep } from './actions.js';
 import type { ActionLabel } from './command-log.js';
-import { DeviceSteps, type SequenceStep } from './device-steps.js';
+import { DeviceSteps, type FirstReadResult, type SequenceStep } from './device-steps.js';
+import type { ShellRead } from '../android/shell-reads.js';
 import type { ShellResult } from '../device/android-device.js';
 import { AppControl } from './app-control.js';
 import { feedSourceFor, type FeedSource } from './seams/feed-source.js';
@@ -390,9 +391,18 @@ export class DeviceHarness implements Harness {
     await this.app.kill('signal', { action: 'kill', detail: 'the app process killed as the low-memory killer would: its jobs and alarms stay' });
   }
 
-  /** The scenario ended: a change that still waited for the next one (DeviceSteps.deferChange) goes now. */
+  /**
+   * The scenario ended: a read that waited to go first (DeviceSteps.readFirst) and a change that
+   * waited for the next one (DeviceSteps.deferChange) go now.
+   */
   async endScenario(): Promise<void> {
+    await this.steps.flushFirst();
     await this.steps.flushDeferred();
+  }
+
+  /** See DeviceSteps.readFirst. */
+  readFirst<T>(read: ShellRead<T>, took: (result: FirstReadResult<T>) => void): void {
+    this.steps.readFirst(read, took);
   }
 
   get elapsedMs(): number {

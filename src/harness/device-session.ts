@@ -19,7 +19,7 @@ import { runAsCheckRead, throwUnlessRunAs } from '../android/app-data.js';
 import { packageInfoRead, packageInstalledRead } from '../android/packages.js';
 import { CLOCK_MOVE_ON_A_PHONE, emulatorPropertiesRead, sdkLevelRead } from '../android/properties.js';
 import { autoTimeCommand, setAutoTime } from '../android/clock.js';
-import { runReads, settledRead, textRead } from '../android/shell-reads.js';
+import { runReads, settledRead, textRead, type ShellRead } from '../android/shell-reads.js';
 import { clockSnapshotRead } from '../android/clock.js';
 import { DeviceHarness, type SessionContext } from './device-harness.js';
 import { LogObserver } from './log-observer.js';
@@ -28,7 +28,7 @@ import { restoreDevice, saveDeviceState, type RestoreReport, type SavedDeviceSta
 import type { Scenario } from './types.js';
 import type { ReproStep } from './actions.js';
 import { systemClock, type HostClock } from '../host-clock.js';
-import { DeviceSteps } from './device-steps.js';
+import { DeviceSteps, type FirstReadResult } from './device-steps.js';
 import { AppControl } from './app-control.js';
 import { attachFeed } from './feed-attach.js';
 
@@ -63,6 +63,11 @@ export interface ScenarioOutcome {
   readonly repro: readonly ReproStep[];
 }
 
+/** The evidence files of a scenario's dumps. */
+function dumpNames(base: string): [string, string] {
+  return [`${base}.dumpsys-jobscheduler.txt`, `${base}.dumpsys-notification.txt`];
+}
+
 /** What went with the backup's first invocation: the logcat stream's start marker and `settings put global auto_time 0`, with their results. */
 interface SentWithBackup {
   readonly autoTime?: ShellResult | undefined;
@@ -83,6 +88,14 @@ export class DeviceSession {
   private sessionSteps: { events: readonly HistoryEvent[]; repro: readonly ReproStep[] } | undefined;
   /** The device clock as host clock + offset, for every harness of the session. */
   private readonly deviceClock: DeviceClock;
+  /**
+   * The evidence files of the last scenario whose dumps are still to be read: they go first in
+   * the next scenario's first invocation (DeviceSteps.readFirst, before its changes: the device
+   * is then as that scenario left it), or on their own at the close.
+   */
+  private pendingDumps: { readonly base: string } | undefined;
+  /** Evidence files being written. */
+  private readonly evidenceWrites: Promise<void>[] = [];
 
   private constructor(
     readonly device: AndroidDevice,
@@ -297,6 +310,8 @@ export class DeviceSession {
     const label = trial !== undefined ? `${scenario.name}#${trial}` : scenario.name;
     const context = this.context(label, started);
     const h = new DeviceHarness(context, label);
+    const dumps = this.takeDumps();
+    if (dumps !== undefined) h.readFirst(dumps.read, dumps.took);
     const logFrom = this.observer.position;
     const allowedDuplicates = scenario.allowedDuplicates ?? this.config.allowedDuplicates;
     let error: string | undefined;
@@ -325,6 +340,8 @@ export class DeviceSession {
     } finally {
       this.server.clearFaults();
       this.server.release();
+      // A scenario that stopped or was skipped before its first command still reads the dumps of the one before.
+      await h.endScenario().catch((e: unknown) => h.note(`after the scenario: ${describeError(e)}`));
     }
     if (this.evidenceDir !== undefined) {
       try {
@@ -394,15 +411,39 @@ export class DeviceSession {
     const names = [`${base}.logcat.txt`];
     await writeFile(join(dir, names[0]!), this.observer.since(logFrom).map((l) => `${l.raw}\n`).join(''), { flag });
     if (!withDumpsys) return names;
-    // Both dumps in one shell invocation: one round trip.
-    const dumps = await runReads(this.device, [textRead(['dumpsys', 'jobscheduler', this.config.app.package]), textRead(['dumpsys', 'notification', '--noredact'])], {
-      timeoutMs: this.config.timeouts.commandMs,
-    });
-    for (const [name, content] of [[`${base}.dumpsys-jobscheduler.txt`, dumps[0]], [`${base}.dumpsys-notification.txt`, dumps[1]]] as const) {
-      await writeFile(join(dir, name), content, { flag });
-      names.push(name);
-    }
-    return names;
+    // Both dumps in one read that goes first in the next scenario's first invocation (takeDumps).
+    this.pendingDumps = { base };
+    return [...names, ...dumpNames(base)];
+  }
+
+  /**
+   * The read of the last scenario's dumps (`dumpsys jobscheduler PKG`, `dumpsys notification
+   * --noredact`, in one invocation), and what writes them to its evidence files; a dump that could
+   * not be read leaves a file that says why.
+   */
+  private takeDumps(): { read: ShellRead<[string, string]>; took: (result: FirstReadResult<[string, string]>) => void } | undefined {
+    const pending = this.pendingDumps;
+    this.pendingDumps = undefined;
+    if (pending === undefined || this.evidenceDir === undefined) return undefined;
+    const dir = this.evidenceDir;
+    const jobs = textRead(['dumpsys', 'jobscheduler', this.config.app.package]);
+    const notifications = textRead(['dumpsys', 'notification', '--noredact']);
+    const read: ShellRead<[string, string]> = {
+      commands: [...jobs.commands, ...notifications.commands],
+      parse: async ([a, b]) => [await jobs.parse(a === undefined ? [] : [a]), await notifications.parse(b === undefined ? [] : [b])],
+    };
+    const took = (result: FirstReadResult<[string, string]>): void => {
+      const contents = 'value' in result ? result.value : ([0, 1].map(() => `not read: ${describeError(result.error)}\n`) as [string, string]);
+      const flag = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
+      const [jobsName, notificationsName] = dumpNames(pending.base);
+      this.evidenceWrites.push(
+        Promise.all([writeFile(join(dir, jobsName), contents[0], { flag }), writeFile(join(dir, notificationsName), contents[1], { flag })]).then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
+    };
+    return { read, took };
   }
 
   /** True while the device still answers a shell command (after an infrastructure failure). */
@@ -419,6 +460,14 @@ export class DeviceSession {
     if (this.closed) return { problems: [] };
     this.closed = true;
     this.progress(`${this.device.serial}: restoring the device`);
+    const dumps = this.takeDumps();
+    if (dumps !== undefined) {
+      await runReads(this.device, [dumps.read], { timeoutMs: this.config.timeouts.commandMs }).then(
+        ([value]) => dumps.took({ value }),
+        (error: unknown) => dumps.took({ error }),
+      );
+    }
+    await Promise.all(this.evidenceWrites.splice(0));
     await this.observer.stop().catch(() => undefined);
     this.server.release();
     await this.server.close().catch(() => undefined);

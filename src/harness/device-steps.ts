@@ -15,7 +15,7 @@ import type { Config } from '../config/types.js';
 import type { HistoryEvent, RunOutcome as HistoryRunOutcome } from '../history/events.js';
 import { DedupVerifyError, DeviceCommandError, ErrorCode, describeError } from '../errors.js';
 import { deviceTimeRead, readDeviceTimeMs, setDeviceTime, setTimeCommand, setTimeTook, type SetTimeMethod } from '../android/clock.js';
-import { runReads, type ReadValues, type ShellRead } from '../android/shell-reads.js';
+import { runReads, settledRead, type ReadValues, type ShellRead } from '../android/shell-reads.js';
 import type { BatchCommand } from '../device/shell-batch.js';
 import type { ReproStep } from './actions.js';
 import { commandEvents, isReadOnlyCommand, type ActionLabel } from './command-log.js';
@@ -64,6 +64,8 @@ export class DeviceSteps {
 
   /** Reads that go out with the next `read` (rideWithNextRead). */
   private readonly riders: ShellRead<unknown>[] = [];
+  /** Reads that go out first with the next invocation, before its changes (readFirst). */
+  private readonly first: { readonly read: ShellRead<unknown>; readonly took: (result: FirstReadResult) => void }[] = [];
   /** Changes that go out first with the next command that changes the device (deferChange). */
   private readonly deferred: { readonly step: SequenceStep; readonly check: (result: ShellResult | undefined) => void }[] = [];
 
@@ -119,6 +121,7 @@ export class DeviceSteps {
    * with `label` (their action name, run, detail), and land in the history as the step ends.
    */
   async act<T>(label: ActionLabel, step: () => Promise<T>): Promise<T> {
+    await this.flushFirst();
     await this.flushPendingClock();
     await this.flushDeferred();
     try {
@@ -137,11 +140,42 @@ export class DeviceSteps {
    * that wait (deferChange).
    */
   async actInSequence(sequence: readonly SequenceStep[], options: SequenceOptions = {}): Promise<ShellResult[]> {
+    const first = this.first.splice(0);
     const deferred = this.deferred.splice(0);
-    if (deferred.length === 0) return this.sequenceWithClock(sequence, options);
-    const results = await this.sequenceWithClock([...deferred.map((d) => d.step), ...sequence], options);
-    deferred.forEach((d, i) => d.check(results[i]));
-    return results.slice(deferred.length);
+    if (first.length === 0 && deferred.length === 0) return this.sequenceWithClock(sequence, options);
+    const reads: SequenceStep[] = first.flatMap((f) => f.read.commands.map((argv) => ({ label: { readOnly: true }, argv, goOnAfterFailure: true })));
+    const results = await this.sequenceWithClock([...reads, ...deferred.map((d) => d.step), ...sequence], options);
+    await deliverFirst(first, results.slice(0, reads.length));
+    deferred.forEach((d, i) => d.check(results[reads.length + i]));
+    return results.slice(reads.length + deferred.length);
+  }
+
+  /**
+   * A read that goes first in the next invocation, before the changes of that invocation (the
+   * state a scenario left, read with the next scenario's first command), or on its own before a
+   * step sent on its own (act), a read (read), or at the latest as the scenario ends (flushFirst).
+   * `took` gets its value, or the error that kept it from one.
+   */
+  readFirst<T>(read: ShellRead<T>, took: (result: FirstReadResult<T>) => void): void {
+    this.first.push({ read, took: took as (result: FirstReadResult) => void });
+  }
+
+  /** Sends the reads that wait to go first (readFirst) on their own. */
+  async flushFirst(): Promise<void> {
+    const first = this.first.splice(0);
+    if (first.length === 0) return;
+    let settled: PromiseSettledResult<unknown>[];
+    try {
+      settled = await runReads(this.device, first.map((f) => settledRead(f.read)));
+    } catch (e) {
+      settled = first.map(() => ({ status: 'rejected', reason: e }));
+    } finally {
+      this.flushCommands();
+    }
+    first.forEach((f, i) => {
+      const r = settled[i]!;
+      f.took(r.status === 'fulfilled' ? { value: r.value } : { error: r.reason });
+    });
   }
 
   /**
@@ -222,6 +256,7 @@ export class DeviceSteps {
    * device clock's offset wants measuring (device-clock.ts): one round trip for all of them.
    */
   async read<const R extends readonly ShellRead<unknown>[]>(reads: R): Promise<ReadValues<R>> {
+    await this.flushFirst();
     await this.flushDeferred();
     const riders = this.riders.splice(0);
     const clock = this.ctx.deviceClock;
@@ -351,6 +386,27 @@ export class DeviceSteps {
   async moveClock(ms: number): Promise<void> {
     if (this.ctx.deviceClock.setWith !== 'root-date') this.ctx.deviceClock.willSet(ms, this.ctx.clock.now());
     else await this.setClock(ms);
+  }
+}
+
+/** What a read sent first (DeviceSteps.readFirst) gave: its value, or why there is none. */
+export type FirstReadResult<T = unknown> = { readonly value: T } | { readonly error: unknown };
+
+/** Each read's value (or error) from `results`, the results of every read's commands in order. */
+async function deliverFirst(first: readonly { readonly read: ShellRead<unknown>; readonly took: (result: FirstReadResult) => void }[], results: readonly ShellResult[]): Promise<void> {
+  let at = 0;
+  for (const f of first) {
+    const mine = results.slice(at, at + f.read.commands.length);
+    at += f.read.commands.length;
+    if (mine.length < f.read.commands.length) {
+      f.took({ error: new DedupVerifyError(ErrorCode.Internal, 'the read was not run: a command before it in its invocation failed') });
+      continue;
+    }
+    try {
+      f.took({ value: await f.read.parse(mine) });
+    } catch (e) {
+      f.took({ error: e });
+    }
   }
 }
 
