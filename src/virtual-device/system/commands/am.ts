@@ -167,9 +167,14 @@ async function runInstrument(system: AndroidSystem, ctx: CommandContext | undefi
   const cnArg = args.getNextArgRequired();
   const component = parseComponentName(cnArg);
   if (component === undefined) throw illegalArgument(`Bad component name: ${cnArg}`);
-  // Status lines go out as they come (the watcher prints from binder callbacks).
+  // Status lines go out as they come (the watcher prints from binder callbacks), through
+  // System.out (frameworks/base cmds/am/src/com/android/commands/am/Instrument.java,
+  // TextStatusReporter: System.out.print / println), a java.io.PrintStream, which never throws: a
+  // write to an stdout whose reader went away (the adb stream closed: EPIPE) only sets its error
+  // flag (PrintStream.checkError), so a status sent after the host hung up is lost and nothing
+  // else happens.
   const write = (text: string): void => {
-    if (ctx !== undefined) void ctx.stdout.write(text);
+    if (ctx !== undefined) ctx.stdout.write(text).catch(() => undefined);
     else out.print(text);
   };
   const printBundle = (prefix: string, codeLine: string, code: number, b: Bundle, newline: boolean): void => {
