@@ -6,7 +6,11 @@
 import { POST_NOTIFICATIONS, POST_NOTIFICATIONS_RUNTIME_SINCE_API, checkRuntimePermission, hasNotificationPermission, packageInfoCommand, packageInfoFrom, runtimePermissionCommand } from '../android/packages.js';
 import { DedupVerifyError, DeviceCommandError, ErrorCode } from '../errors.js';
 import { awaitProcessGoneCommand, broadcastCommand, broadcastResultFrom, checkForceStop, checkStartActivity, forceStop, forceStopCommand, runAsKillSignal, sendBroadcast, startActivity, startActivityCommand } from '../android/activity.js';
-import type { KillMethod } from './harness.js';
+import type { ForceRunOptions, KillMethod } from './harness.js';
+import type { StartReads } from './seams/scheduling.js';
+
+/** Where a run is killed (ForceRunOptions.killAt). */
+type KillPoint = NonNullable<ForceRunOptions['killAt']>;
 import type { ObservedLine } from './log-observer.js';
 import type { ActionLabel } from './command-log.js';
 import type { DeviceSteps, SequenceStep } from './device-steps.js';
@@ -208,6 +212,23 @@ export class AppControl {
     const died = (l: ObservedLine): boolean => l.tag === 'ActivityManager' && l.message.startsWith(`Process ${this.pkg} (pid ${pid}) has died`);
     if (!(await observer.waitFor(from, died, waitMs, `the death of ${this.pkg} (pid ${pid})`).then(() => true, () => false))) await observer.sync(commandMs);
     return { argv, after: afterResults };
+  }
+
+  /**
+   * Kills run `run` while request `kill.nth` to `path` is held (kill()), with `reads` (the reads
+   * after the run, Scheduling.readsWith) in the kill's invocation, kept for the read after the
+   * run. `pidof`: what `pidof PKG`, sent with the run command, printed (a `signal` kill needs it).
+   */
+  async killRun(kill: KillPoint, run: number, path: string, pidof: ShellResult | undefined, reads: StartReads | undefined): Promise<string[]> {
+    const pid = pidof?.exitCode === 0 ? pidof.stdout.toString('utf8').trim() : undefined;
+    const { argv, after } = await this.kill(
+      kill.kill,
+      { action: 'kill', run, heldRequest: { path, nth: kill.nth }, detail: `run ${run} killed while request ${kill.nth} to ${path} was held` },
+      pid !== undefined && /^\d+$/.test(pid) ? pid : undefined,
+      reads?.steps ?? [],
+    );
+    reads?.keep(after);
+    return argv;
   }
 
   /** The app's pid as `pidof` prints it (empty when it has no process). */

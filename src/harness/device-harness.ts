@@ -196,18 +196,9 @@ export class DeviceHarness implements Harness {
         if (hasErrorCode(e, ErrorCode.Timeout)) return finish(await started.settle(run, logFrom, journalFrom));
         throw e;
       }
-      const path = this.feed.routePath(kill.route);
-      const [pidof] = started.afterSend;
-      const pid = pidof?.exitCode === 0 ? pidof.stdout.toString('utf8').trim() : undefined;
       // The reads after the killed run go in the kill's invocation, once the process is gone.
       const reads = this.scheduling.readsWith?.(this.store.keysRead());
-      const { argv, after } = await this.app.kill(
-        kill.kill,
-        { action: 'kill', run, heldRequest: { path, nth: kill.nth }, detail: `run ${run} killed while request ${kill.nth} to ${path} was held` },
-        pid !== undefined && /^\d+$/.test(pid) ? pid : undefined,
-        reads?.steps ?? [],
-      );
-      reads?.keep(after);
+      const argv = await this.app.killRun(kill, run, this.feed.routePath(kill.route), started.afterSend[0], reads);
       evidence.push(`$ ${argv.join(' ')}`);
       this.ctx.server.release();
       return finish('killed');
@@ -391,10 +382,7 @@ export class DeviceHarness implements Harness {
     await this.app.kill('signal', { action: 'kill', detail: 'the app process killed as the low-memory killer would: its jobs and alarms stay' });
   }
 
-  /**
-   * The scenario ended: a read that waited to go first (DeviceSteps.readFirst) and a change that
-   * waited for the next one (DeviceSteps.deferChange) go now.
-   */
+  /** The scenario ended: what waited for the next command (DeviceSteps.readFirst, deferChange) goes now. */
   async endScenario(): Promise<void> {
     await this.steps.flushFirst();
     await this.steps.flushDeferred();
