@@ -28,7 +28,8 @@ export interface SequenceStep {
   readonly argv: BatchCommand;
   /**
    * A read whose failure is its result (a -wal that is not there): the commands after it run
-   * whatever its status. Only reads after every change of the sequence may say so.
+   * whatever its status (reads after a change that only make sense after it, or reads of the
+   * state before the changes that follow them, DeviceSteps.readFirst).
    */
   readonly goOnAfterFailure?: boolean;
 }
