@@ -83,7 +83,7 @@ export function forceStopCommand(pkg: string): string[] {
 
 /**
  * A device shell line that waits, on the device, until no process of `pkg` is left: `pidof`
- * exits 1 when it finds none (toybox toys/posix/ps.c pidof_main: `toys.exitval = 1` unless a
+ * exits 1 when it finds none (toybox pidof_main: `toys.exitval = 1`, cleared by print_pid once a
  * process was printed), asked again after short pauses (waitLoop); exit 1 when one is still there
  * after `deadlineMs`, else 0. Read-only. Sent after a kill in the same invocation, it holds back
  * the reads that follow until the process is gone, as a separate `pidof` after the kill would.

@@ -312,6 +312,11 @@ export class DeviceSteps {
     return this.changeCount;
   }
 
+  /** What has happened up to now (commands that change the device, the app's requests), for a read taken now. */
+  mark(): { changes: number; journal: number } {
+    return { changes: this.changesSent(), journal: this.ctx.server.journal().length };
+  }
+
   /** Whether nothing can have changed a read taken at `changes` commands and `journal` requests. */
   stillHolds(read: { readonly changes: number; readonly journal: number }): boolean {
     return read.changes === this.changesSent() && read.journal === this.ctx.server.journal().length;

@@ -50,6 +50,7 @@ describe('key table store: the read of the table serves readDatabase while it ho
       pkg: PKG,
       ctx: { backupDir: join(dir, 'backups'), server: { journal: () => state.journal } },
       changesSent: () => state.changes,
+      mark: () => ({ changes: state.changes, journal: state.journal.length }),
       stillHolds: (read: { changes: number; journal: number }) => read.changes === state.changes && read.journal === state.journal.length,
       read: <const R extends readonly ShellRead<unknown>[]>(reads: R) => runReads(device, reads),
       record: (event: HistoryEvent) => events.push(event),

@@ -48,11 +48,6 @@ export abstract class SnapshotStore<R> {
     if (read !== undefined) this.tookIn(read);
   }
 
-  /** What has happened up to now, for a snapshot read just now. */
-  private now(): { changes: number; journal: number } {
-    return { changes: this.steps.changesSent(), journal: this.steps.ctx.server.journal().length };
-  }
-
   readWithStart(read: R, at: { changes: number; journal: number }): void {
     this.withStart = { read, ...at };
   }
@@ -67,13 +62,13 @@ export abstract class SnapshotStore<R> {
     const start = this.withStart;
     this.withStart = undefined;
     if (start !== undefined && this.steps.stillHolds(start)) this.adopt(start.read, start);
-    else this.adopt(await this.readNow(), this.now());
+    else this.adopt(await this.readNow(), this.steps.mark());
   }
 
   async newStored(readWith?: <T>(read: ShellRead<T>) => Promise<T>): Promise<string[]> {
     const now = readWith === undefined ? await this.readNow() : await readWith(this.keysRead());
     const fresh = this.recordedSince(this.last, now);
-    this.adopt(now, this.now());
+    this.adopt(now, this.steps.mark());
     return fresh;
   }
 }
